@@ -1,0 +1,63 @@
+# bzpack - one `make` builds everything into build/.
+#   make          build the packer, the stubs and the test kernels
+#   make run      build, pack the default image and boot it under QEMU
+#   make test     install what is missing, build, run every test
+# Stub flags may be extended with EXTRA_STUB_CFLAGS (the bench gate uses
+# EXTRA_STUB_CFLAGS=-fno-builtin to show what losing inlined memcpy costs).
+
+B        := build
+CC       ?= gcc
+NASM     ?= nasm
+LD       ?= ld
+OBJCOPY  ?= objcopy
+
+WARN        := -Wall -Wextra -Werror
+HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L -Istub -I$(B)/gen -MMD -MP
+HOST_LDLIBS :=
+
+# The stub is freestanding and position-dependent.  -ffreestanding alone
+# implies -fno-builtin, which makes every constant-size memcpy an
+# out-of-line call (Linux's pre-boot LZ4 ran 10x slower for years that
+# way); -fbuiltin gives the builtins back.  -mgeneral-regs-only: nobody has
+# enabled SSE this early.  No loop-to-memcpy rewriting inside memcpy itself.
+STUB_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fbuiltin -fno-pic -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+	-mgeneral-regs-only -fcf-protection=none -Istub -MMD -MP $(EXTRA_STUB_CFLAGS)
+STUB_CFLAGS_32 := -m32 -march=i686
+STUB_CFLAGS_64 := -m64 -mno-red-zone -mcmodel=small
+
+CODECS := none lz4
+BITS   := 32 64
+
+all:
+
+include stub/stub.mk
+include tools/tools.mk
+include images/images.mk
+include tests/tests.mk
+
+all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS)
+
+# Generated constants: NASM and ld read the C header through this.
+$(B)/gen/bzpack_format.inc $(B)/gen/bzpack_format.ld: $(B)/tools/gen_consts
+	@mkdir -p $(B)/gen
+	$(B)/tools/gen_consts inc > $(B)/gen/bzpack_format.inc.tmp && mv $(B)/gen/bzpack_format.inc.tmp $(B)/gen/bzpack_format.inc
+	$(B)/tools/gen_consts ld > $(B)/gen/bzpack_format.ld.tmp && mv $(B)/gen/bzpack_format.ld.tmp $(B)/gen/bzpack_format.ld
+
+deps:
+	@sh ci/deps.sh
+
+run: deps all
+	@sh ci/run-default.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@sh ci/test.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps run test clean
+.DELETE_ON_ERROR:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

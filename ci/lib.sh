@@ -1,0 +1,35 @@
+# lib.sh - what the test scripts share (sourced, bash).
+# A check prints "ok NAME" or "FAIL NAME: why" and counts itself.
+
+B=${B:-build}
+BZPACK=$B/bzpack
+T=$B/test                     # scratch for test images and logs
+mkdir -p "$T"
+: "${PASSED:=0}" "${FAILED:=0}"
+
+pass() { PASSED=$((PASSED + 1)); echo "ok $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+
+# check NAME CONDITION-COMMAND... : pass if the command succeeds
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+# The report line's value for KEY, from a serial log.
+report_field() {
+	grep -m1 '^bzpack: codec=' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# boot NAME EXPECTED-STATUS IMAGE LOG [qemu-boot.sh options...]
+# Runs the image and checks QEMU's exit status.
+boot() {
+	local name=$1 want=$2 image=$3 log=$4; shift 4
+	bash ci/qemu-boot.sh "$@" "$image" "$log"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then
+		return 0
+	fi
+	fail "$name" "QEMU exit status $got, expected $want; serial: $(tr '\n' '|' < "$log" | cut -c1-300)"
+	return 1
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# qemu-boot.sh - boot an image under QEMU, serial output to a log, and stop
+# as soon as the outcome is known.
+#
+#   qemu-boot.sh [options] IMAGE LOG
+#     -q QEMU      qemu-system-x86_64 (default) or qemu-system-i386
+#     -t SECONDS   give up after this long (default 60)
+#     -a APPEND    kernel command line
+#     -i INITRD    initrd
+#     -m MEM       guest memory (default 256M)
+#     -c CPU       -cpu model
+#     -d           deterministic: -icount shift=0,sleep=off (rdtsc counts instructions)
+#     -e REGEX     also stop when a serial line matches REGEX (exit 0)
+#
+# Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
+# 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
+# "bzpack: error:" and halted; 124 on timeout.
+set -u
+
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex=""
+while getopts "q:t:a:i:m:c:de:" opt; do
+	case $opt in
+	q) qemu=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	a) append=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpu=$OPTARG ;;
+	d) icount=1 ;;
+	e) stop_regex=$OPTARG ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] IMAGE LOG" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || { echo "qemu-boot.sh: need IMAGE and LOG" >&2; exit 2; }
+image=$1 log=$2
+
+args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
+	-device isa-debug-exit,iobase=0xf4,iosize=4 -kernel "$image")
+[ -n "$append" ] && args+=(-append "$append")
+[ -n "$initrd" ] && args+=(-initrd "$initrd")
+[ -n "$cpu" ] && args+=(-cpu "$cpu")
+[ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
+
+: > "$log"
+"$qemu" "${args[@]}" </dev/null &
+pid=$!
+end=$(( $(date +%s%N) / 1000000 + timeout * 1000 ))
+outcome=""
+while kill -0 "$pid" 2>/dev/null; do
+	if grep -q "^bzpack: error:" "$log"; then
+		outcome=100
+	elif [ -n "$stop_regex" ] && grep -Eq "$stop_regex" "$log"; then
+		outcome=0
+	elif [ $(( $(date +%s%N) / 1000000 )) -ge "$end" ]; then
+		outcome=124
+	fi
+	if [ -n "$outcome" ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		exit "$outcome"
+	fi
+	sleep 0.05
+done
+wait "$pid"

@@ -1,0 +1,73 @@
+# test-boot.sh - pack the test kernels with every codec, boot them under
+# QEMU and read what the stub and the kernel print.
+CMDLINE="bzpack-test console=ttyS0 marker=42"
+
+for bits in 32 64; do
+	for codec in none lz4; do
+		img=$T/testkern$bits-$codec.img
+		name="pack testkern$bits $codec"
+		rm -f "$img"
+		if ! out=$($BZPACK -c $codec -o "$img" $B/images/testkern$bits.elf 2>&1); then
+			fail "$name" "$out"; continue
+		fi
+		check "$name: file(1) sees a bzImage" \
+			grep -q "Linux kernel x86 boot executable bzImage" <(file "$img")
+
+		qemus=qemu-system-x86_64
+		[ $bits = 32 ] && qemus="qemu-system-x86_64 qemu-system-i386"
+		for q in $qemus; do
+			log=$T/testkern$bits-$codec-${q#qemu-system-}.log
+			name="boot testkern$bits $codec under $q"
+			boot "$name" 33 "$img" "$log" -q $q -d -a "$CMDLINE" || continue
+			if ! grep -Eq "^bzpack: codec=$codec in=[0-9]+ out=[0-9]+ cycles=[0-9]+ " "$log"; then
+				fail "$name" "no report line"
+			elif ! grep -q "^testkern: OK bits=$bits$" "$log"; then
+				fail "$name" "no 'testkern: OK bits=$bits'"
+			elif ! grep -qxF "testkern: cmdline=$CMDLINE" "$log"; then
+				fail "$name" "command line did not arrive through boot_params"
+			else
+				pass "$name"
+			fi
+		done
+	done
+done
+
+# rdtsc under -icount counts instructions: the same image reports the same
+# cycles every time.
+for bits in 32 64; do
+	img=$T/testkern$bits-lz4.img
+	log=$T/again-$bits.log
+	if boot "icount cycles repeat ($bits)" 33 "$img" "$log" -d -a "$CMDLINE"; then
+		a=$(report_field "$T/testkern$bits-lz4-x86_64.log" cycles)
+		b=$(report_field "$log" cycles)
+		check "icount cycles repeat ($bits-bit lz4: $a, $b)" test -n "$a" -a "$a" = "$b"
+	fi
+done
+
+# Same input and flags, same bytes.
+$BZPACK -o "$T/again.img" $B/images/testkern64.elf
+check "packing is reproducible" cmp -s "$T/again.img" "$T/testkern64-lz4.img"
+
+# A damaged payload must stop the stub, not reach the kernel.
+for bits in 32 64; do
+	img=$T/damaged$bits.img
+	cp "$T/testkern$bits-lz4.img" "$img"
+	size=$(stat -c %s "$img")
+	offset=$((size - 4096))            # inside the payload, past every header
+	printf '\xff\x00\x55' | dd of="$img" bs=1 seek=$offset conv=notrunc status=none
+	log=$T/damaged$bits.log
+	name="damaged payload ($bits-bit) stops with bzpack: error"
+	boot "$name" 100 "$img" "$log" -d -t 30 || continue
+	if grep -q "^testkern:" "$log"; then
+		fail "$name" "the kernel ran"
+	else
+		pass "$name ($(grep -m1 '^bzpack: error:' "$log"))"
+	fi
+done
+
+# A 64-bit kernel on a CPU without long mode: a message, not a crash.
+log=$T/no-long-mode.log
+name="64-bit image on a 32-bit CPU stops with bzpack: error"
+if boot "$name" 100 "$T/testkern64-lz4.img" "$log" -q qemu-system-i386 -t 30; then
+	check "$name" grep -q "^bzpack: error: .*long mode" "$log"
+fi

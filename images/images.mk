@@ -1,0 +1,62 @@
+# images.mk - the test payload kernels the boot tests pack and boot, and
+# the filler they carry.  Included by the top Makefile.
+#
+#   $(B)/tools/mkfiller       host tool: deterministic kernel-like filler
+#   $(B)/images/filler.bin    FILLER_SIZE bytes of it
+#   $(B)/images/filler.h      FILLER_SIZE, FILLER_CRC32C for testkern.c
+#   $(B)/images/testkern32.elf  ELF32, entered in 32-bit protected mode
+#   $(B)/images/testkern64.elf  ELF64, entered in long mode
+#
+# Both kernels come from images/testkern.c + stub/crc32c.c (C) and
+# images/entry_{32,64}.asm + images/filler.asm (NASM), objects in
+# $(B)/images/{32,64}/, linked by linker/testkern.ld.
+
+FILLER_SIZE := 3145728
+
+TESTKERNELS := $(B)/images/testkern32.elf $(B)/images/testkern64.elf
+
+# Freestanding, position-dependent.  No loop-to-memset/memcpy rewriting:
+# there is no C library to call.
+TESTKERN_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+	-mgeneral-regs-only -fcf-protection=none -Istub -I$(B)/images -MMD -MP
+TESTKERN_CFLAGS_32 := -m32 -march=i686
+TESTKERN_CFLAGS_64 := -m64 -mno-red-zone
+TESTKERN_LDEMU_32  := elf_i386
+TESTKERN_LDEMU_64  := elf_x86_64
+TESTKERN_LDFLAGS   := -nostdlib -static -z max-page-size=4096 -z noexecstack \
+	--build-id=none --orphan-handling=error -T linker/testkern.ld
+
+$(B)/tools/mkfiller: tools/mkfiller.c stub/crc32c.c stub/crc32c.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/mkfiller.c stub/crc32c.c $(HOST_LDLIBS)
+
+# One run writes both; images.mk is a prerequisite for FILLER_SIZE.
+$(B)/images/filler.bin $(B)/images/filler.h &: $(B)/tools/mkfiller images/images.mk
+	@mkdir -p $(@D)
+	$(B)/tools/mkfiller $(FILLER_SIZE) $(B)/images/filler.bin $(B)/images/filler.h
+
+# $(1) = 32 or 64
+define TESTKERN_RULES
+$(B)/images/$(1)/testkern.o: images/testkern.c $(B)/images/filler.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(TESTKERN_CFLAGS) $$(TESTKERN_CFLAGS_$(1)) -c -o $$@ $$<
+
+$(B)/images/$(1)/crc32c.o: stub/crc32c.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(TESTKERN_CFLAGS) $$(TESTKERN_CFLAGS_$(1)) -c -o $$@ $$<
+
+$(B)/images/$(1)/entry.o: images/entry_$(1).asm $(B)/gen/bzpack_format.inc
+	@mkdir -p $$(@D)
+	$$(NASM) -f elf$(1) -I$(B)/gen/ -MD $$(@:.o=.d) -MP -o $$@ $$<
+
+$(B)/images/$(1)/filler.o: images/filler.asm $(B)/images/filler.bin
+	@mkdir -p $$(@D)
+	$$(NASM) -f elf$(1) -I$(B)/images/ -MD $$(@:.o=.d) -MP -o $$@ $$<
+
+$(B)/images/testkern$(1).elf: $(B)/images/$(1)/entry.o $(B)/images/$(1)/testkern.o \
+		$(B)/images/$(1)/crc32c.o $(B)/images/$(1)/filler.o linker/testkern.ld
+	$$(LD) -m $$(TESTKERN_LDEMU_$(1)) $$(TESTKERN_LDFLAGS) -o $$@ $$(filter %.o,$$^)
+endef
+
+$(foreach bits,32 64,$(eval $(call TESTKERN_RULES,$(bits))))

@@ -1,0 +1,216 @@
+/*
+ * bzpack_format.h - the single source of truth for every layout bzpack
+ * shares between the host packer, the boot stub and the test kernels:
+ * the Linux x86 boot protocol's setup_header and boot_params (the parts we
+ * touch), our own bzpack_header, and the memory plan constants.
+ *
+ * NASM never retypes any of this: tools/gen_consts.c prints these offsets
+ * and constants as %define lines (build/gen/bzpack_format.inc) and as a
+ * linker script fragment (build/gen/bzpack_format.ld).
+ *
+ * References: Documentation/arch/x86/boot.rst (boot protocol 2.15),
+ * Documentation/arch/x86/zero-page.rst.
+ */
+#ifndef BZPACK_FORMAT_H
+#define BZPACK_FORMAT_H
+
+#include <stdint.h>
+
+/* ---- Linux boot protocol constants ------------------------------------ */
+
+#define SETUP_HEADER_OFFSET     0x1f1   /* setup_header in the file and in boot_params */
+#define SETUP_BOOT_FLAG         0xaa55
+#define SETUP_HDRS_MAGIC        0x53726448u /* "HdrS" */
+#define SETUP_PROTOCOL_VERSION  0x020f  /* 2.15 */
+#define SETUP_MAX_SECTS         63      /* keep the real-mode part < 32 KiB: QEMU puts setup_data at +0x8000 */
+#define SECTOR_SIZE             512
+
+#define LOADFLAG_LOADED_HIGH    0x01    /* protected-mode part loaded at 0x100000 */
+#define LOADFLAG_CAN_USE_HEAP   0x80
+
+#define BOOT_CS                 0x10    /* __BOOT_CS: flat 4 GiB code */
+#define BOOT_DS                 0x18    /* __BOOT_DS: flat 4 GiB data */
+#define BOOT_CS32_FOR_LONG_MODE 0x08    /* 32-bit code while head_64 builds long mode */
+
+/* Our real-mode part's own memory, as offsets in its segment: the file
+ * (code, then the kernel_version string) must end before boot_params. */
+#define SETUP_BOOT_PARAMS       0x2000
+#define SETUP_STACK_TOP         0x4000
+
+#define KERNEL_INFO_MAGIC       0x506f544cu /* "LToP" */
+
+/* Where the protected-mode part runs. bzpack images are not relocatable:
+ * Linux-protocol loaders put a non-relocatable kernel at code32_start. */
+#define BZPACK_LOAD_ADDR        0x100000u
+
+/* ---- setup_header (boot protocol), offsets as in the file ------------- */
+
+struct setup_header {
+	uint8_t  setup_sects;           /* 0x1f1: real-mode part is (setup_sects + 1) sectors */
+	uint16_t root_flags;            /* 0x1f2 */
+	uint32_t syssize;               /* 0x1f4: protected-mode part, 16-byte units */
+	uint16_t ram_size;              /* 0x1f8: obsolete */
+	uint16_t vid_mode;              /* 0x1fa */
+	uint16_t root_dev;              /* 0x1fc */
+	uint16_t boot_flag;             /* 0x1fe: 0xaa55 */
+	uint16_t jump;                  /* 0x200: short jump over the header */
+	uint32_t header;                /* 0x202: "HdrS" */
+	uint16_t version;               /* 0x206: protocol version */
+	uint32_t realmode_swtch;        /* 0x208: loader hook */
+	uint16_t start_sys_seg;         /* 0x20c: obsolete */
+	uint16_t kernel_version;        /* 0x20e: version string pointer - 0x200 */
+	uint8_t  type_of_loader;        /* 0x210: written by the loader */
+	uint8_t  loadflags;             /* 0x211 */
+	uint16_t setup_move_size;       /* 0x212 */
+	uint32_t code32_start;          /* 0x214: 32-bit entry */
+	uint32_t ramdisk_image;         /* 0x218: written by the loader */
+	uint32_t ramdisk_size;          /* 0x21c: written by the loader */
+	uint32_t bootsect_kludge;       /* 0x220 */
+	uint16_t heap_end_ptr;          /* 0x224 */
+	uint8_t  ext_loader_ver;        /* 0x226 */
+	uint8_t  ext_loader_type;       /* 0x227 */
+	uint32_t cmd_line_ptr;          /* 0x228: written by the loader */
+	uint32_t initrd_addr_max;       /* 0x22c */
+	uint32_t kernel_alignment;      /* 0x230 */
+	uint8_t  relocatable_kernel;    /* 0x234 */
+	uint8_t  min_alignment;         /* 0x235: log2 */
+	uint16_t xloadflags;            /* 0x236 */
+	uint32_t cmdline_size;          /* 0x238 */
+	uint32_t hardware_subarch;      /* 0x23c */
+	uint64_t hardware_subarch_data; /* 0x240 */
+	uint32_t payload_offset;        /* 0x248: from the protected-mode part */
+	uint32_t payload_length;        /* 0x24c */
+	uint64_t setup_data;            /* 0x250: linked list, written by the loader */
+	uint64_t pref_address;          /* 0x258 */
+	uint32_t init_size;             /* 0x260: memory needed from the load address */
+	uint32_t handover_offset;       /* 0x264: EFI handover, unused */
+	uint32_t kernel_info_offset;    /* 0x268: kernel_info, from the protected-mode part */
+} __attribute__((packed));
+
+#define SETUP_HEADER_END        0x26c   /* the jump at 0x200 lands here */
+
+_Static_assert(SETUP_HEADER_OFFSET + sizeof(struct setup_header) == SETUP_HEADER_END,
+	       "setup_header must end at 0x26c");
+_Static_assert(__builtin_offsetof(struct setup_header, boot_flag) == 0x1fe - SETUP_HEADER_OFFSET, "boot_flag");
+_Static_assert(__builtin_offsetof(struct setup_header, code32_start) == 0x214 - SETUP_HEADER_OFFSET, "code32_start");
+_Static_assert(__builtin_offsetof(struct setup_header, cmd_line_ptr) == 0x228 - SETUP_HEADER_OFFSET, "cmd_line_ptr");
+_Static_assert(__builtin_offsetof(struct setup_header, init_size) == 0x260 - SETUP_HEADER_OFFSET, "init_size");
+
+/* kernel_info (protocol 2.15), pointed to by kernel_info_offset */
+struct kernel_info {
+	uint32_t header;                /* 0x00: "LToP" */
+	uint32_t size;                  /* 0x04: size of this structure */
+	uint32_t size_total;            /* 0x08: with variable-length data */
+	uint32_t setup_type_max;        /* 0x0c */
+} __attribute__((packed));
+_Static_assert(sizeof(struct kernel_info) == 16, "kernel_info");
+
+/* ---- boot_params ("zero page"), the parts bzpack reads or fills ------- */
+
+#define E820_MAX_ENTRIES        128
+#define E820_TYPE_RAM           1
+
+struct e820_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+} __attribute__((packed));
+_Static_assert(sizeof(struct e820_entry) == 20, "e820_entry");
+
+struct boot_params {
+	uint8_t  _pad0[0x0c0];
+	uint32_t ext_ramdisk_image;     /* 0x0c0: high 32 bits */
+	uint32_t ext_ramdisk_size;      /* 0x0c4 */
+	uint32_t ext_cmd_line_ptr;      /* 0x0c8 */
+	uint8_t  _pad1[0x1e8 - 0x0cc];
+	uint8_t  e820_entries;          /* 0x1e8 */
+	uint8_t  _pad2[SETUP_HEADER_OFFSET - 0x1e9];
+	struct setup_header hdr;        /* 0x1f1 */
+	uint8_t  _pad3[0x2d0 - SETUP_HEADER_END];
+	struct e820_entry e820_table[E820_MAX_ENTRIES]; /* 0x2d0 */
+	uint8_t  _pad4[0x1000 - 0x2d0 - E820_MAX_ENTRIES * 20];
+} __attribute__((packed));
+
+#define BOOT_PARAMS_SIZE        0x1000
+_Static_assert(sizeof(struct boot_params) == BOOT_PARAMS_SIZE, "boot_params is one page");
+_Static_assert(__builtin_offsetof(struct boot_params, e820_entries) == 0x1e8, "e820_entries");
+_Static_assert(__builtin_offsetof(struct boot_params, hdr) == SETUP_HEADER_OFFSET, "hdr");
+_Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e820_table");
+
+/* ---- bzpack's own header ---------------------------------------------- */
+
+/*
+ * The protected-mode part of a bzpack image:
+ *
+ *   BZPACK_LOAD_ADDR: stub (code, rodata; no bss, no data)
+ *                     struct bzpack_header   (at the stub's _stub_end)
+ *                     payload                (payload_size bytes)
+ *   image end         = BZPACK_LOAD_ADDR + syssize * 16
+ *
+ * The payload decompresses to [out_addr, out_addr + out_size), followed by
+ * zero_size bytes the stub clears (the kernel's bss).  The stub's scratch
+ * (page tables, then the stack) lies at scratch_addr, above both the image
+ * and the kernel's memory; when the payload itself overlaps the kernel's
+ * memory it is first moved to scratch_addr + BZPACK_SCRATCH_SIZE.
+ * init_size in the setup header covers all of it.
+ */
+#define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
+#define BZPACK_FORMAT_VERSION   1
+
+enum bzpack_codec {
+	BZPACK_CODEC_NONE = 0,
+	BZPACK_CODEC_LZ4  = 1,
+	BZPACK_CODEC_COUNT
+};
+
+static inline const char *bzpack_codec_name(unsigned codec)
+{
+	switch (codec) {
+	case BZPACK_CODEC_NONE: return "none";
+	case BZPACK_CODEC_LZ4:  return "lz4";
+	}
+	return 0;
+}
+
+struct bzpack_header {
+	uint32_t magic;                 /* 0x00: BZPACK_MAGIC */
+	uint16_t version;               /* 0x04: BZPACK_FORMAT_VERSION */
+	uint8_t  codec;                 /* 0x06: enum bzpack_codec */
+	uint8_t  bits;                  /* 0x07: 32 or 64: the mode the kernel is entered in */
+	uint32_t header_size;           /* 0x08: sizeof(struct bzpack_header) */
+	uint32_t payload_size;          /* 0x0c: compressed bytes after this header */
+	uint32_t payload_crc;           /* 0x10: CRC32C of those bytes */
+	uint32_t out_addr;              /* 0x14: physical address of the first output byte */
+	uint32_t out_size;              /* 0x18: decompressed bytes */
+	uint32_t zero_size;             /* 0x1c: bytes cleared after the output */
+	uint64_t entry;                 /* 0x20: kernel entry point (physical) */
+	uint32_t scratch_addr;          /* 0x28: BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
+	uint32_t scratch_addr_check;    /* 0x2c: ~scratch_addr; asm checks it before using the stack */
+	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
+	uint32_t reserved;              /* 0x34: zero */
+	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
+	uint32_t header_crc;            /* 0x48: CRC32C of bytes 0x00..0x47 */
+	uint32_t reserved2;             /* 0x4c: zero, keeps the payload 16-byte aligned */
+} __attribute__((packed));
+
+#define BZPACK_HEADER_SIZE      0x50
+_Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
+_Static_assert(__builtin_offsetof(struct bzpack_header, scratch_addr) == 0x28, "scratch_addr");
+_Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x48, "header_crc");
+
+/* The stub's scratch: 4 KiB-aligned, page tables first (64-bit stubs
+ * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories),
+ * the stack above them. */
+#define BZPACK_SCRATCH_PML4     0x0000
+#define BZPACK_SCRATCH_PDPT     0x1000
+#define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB */
+#define BZPACK_SCRATCH_STACK_TOP 0x10000
+#define BZPACK_SCRATCH_SIZE     0x10000
+
+/* Handed from our real-mode setup to the 32-bit entry, in ebp, so that the
+ * stub can count cycles from the very first instruction; edi:ebx holds the
+ * setup's rdtsc.  A loader entering at code32_start directly sets ebp = 0. */
+#define BZPACK_SETUP_TSC_MAGIC  0x7473637au /* "ztsc" */
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * main.c - the boot story.  head_32.asm or head_64.asm has given us a
+ * stack in our scratch memory (and, for a 64-bit kernel, long mode); then:
+ *
+ *   1. check our header: magic, version, codec, word size, CRC32C;
+ *   2. check the memory plan against what the loader told us: the kernel's
+ *      range and our scratch must be RAM and must not hold boot_params, the
+ *      command line, the initrd or setup_data;
+ *   3. move the compressed payload out of the kernel's way if they overlap;
+ *   4. verify the payload's CRC32C;
+ *   5. decompress straight to the kernel's load address, exactly out_size;
+ *   6. clear the kernel's bss;
+ *   7. print the report line and hand the entry point back to the head,
+ *      which jumps as the boot protocol says.
+ *
+ * Any failure prints "bzpack: error: <reason>" and halts: we never jump
+ * into a kernel we could not fully decompress and verify.
+ */
+#include "crc32c.h"
+#include "mem.h"
+#include "stub.h"
+
+#define LOW_MEMORY_END 0x100000u /* the kernel may not live below 1 MiB */
+
+extern const uint8_t _stub_end[];       /* linker/stub.ld: our header is here */
+
+void fail(const char *reason, const char *detail)
+{
+	serial_puts("bzpack: error: ");
+	serial_puts(reason);
+	serial_puts(detail);
+	serial_puts("\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+static void check_header(const struct bzpack_header *hdr, const struct crc32c_table *crc)
+{
+	if (hdr->version != BZPACK_FORMAT_VERSION || hdr->header_size != sizeof(*hdr))
+		fail("unsupported bzpack header version", "");
+	if (crc32c_update(crc, 0, hdr, offsetof(struct bzpack_header, header_crc)) != hdr->header_crc)
+		fail("bzpack header checksum mismatch (CRC32C)", "");
+	if (hdr->codec != stub_codec.id)
+		fail("payload codec does not match this stub's decoder", "");
+	if (hdr->bits != 8 * sizeof(void *))
+		fail("payload word size does not match this stub", "");
+}
+
+static void check_range(const struct boot_params *bp, const char *what, struct mem_range r)
+{
+	const char *why = memory_check_writable(bp, r);
+
+	if (!why)
+		return;
+	serial_puts("bzpack: error: ");
+	serial_puts(what);
+	serial_puts(" ");
+	serial_put_hex(r.start);
+	serial_puts("-");
+	serial_put_hex(r.end);
+	fail(" ", why);
+}
+
+/* The one line CI and people read.  cycles= is the decompression alone;
+ * the phases follow, total= from the first instruction we know of. */
+static void report(const struct bzpack_header *hdr, uint64_t move, uint64_t verify,
+		   uint64_t decompress, uint64_t total)
+{
+	serial_puts("bzpack: codec=");
+	serial_puts(bzpack_codec_name(stub_codec.id));
+	serial_puts(" in=");
+	serial_put_u64(hdr->payload_size);
+	serial_puts(" out=");
+	serial_put_u64(hdr->out_size);
+	serial_puts(" cycles=");
+	serial_put_u64(decompress);
+	serial_puts(" move=");
+	serial_put_u64(move);
+	serial_puts(" verify=");
+	serial_put_u64(verify);
+	serial_puts(" decompress=");
+	serial_put_u64(decompress);
+	serial_puts(" total=");
+	serial_put_u64(total);
+	serial_puts(" bits=");
+	serial_put_u64(hdr->bits);
+	serial_puts("\n");
+}
+
+uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
+{
+	const struct bzpack_header *hdr = (const void *)_stub_end;
+	const uint8_t *payload = _stub_end + sizeof(*hdr);
+	struct crc32c_table crc;
+
+	serial_init();
+	crc32c_init(&crc);
+	check_header(hdr, &crc);
+
+	/* 2. The plan the packer wrote, against what the loader did. */
+	uint64_t image_end = BZPACK_LOAD_ADDR + (uint64_t)bp->hdr.syssize * 16;
+	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
+	struct mem_range out = { hdr->out_addr, (uint64_t)hdr->out_addr + hdr->out_size + hdr->zero_size };
+	struct mem_range scratch = { hdr->scratch_addr, (uint64_t)hdr->scratch_addr + BZPACK_SCRATCH_SIZE };
+	if (src.end > image_end)
+		fail("payload runs past the image the loader loaded (truncated file?)", "");
+	if (out.start < LOW_MEMORY_END || out.start < src.start)
+		fail("kernel would overwrite low memory or this stub", "");
+	if (hdr->entry < out.start || hdr->entry >= out.start + hdr->out_size)
+		fail("kernel entry point lies outside the kernel", "");
+	if (scratch.start < image_end || scratch.start < out.end)
+		fail("scratch memory overlaps the image or the kernel", "");
+	check_range(bp, "kernel range", out);
+	check_range(bp, "stub scratch", scratch);
+
+	/* 3. The payload must not be overwritten before it has been read. */
+	uint64_t t0 = read_tsc();
+	if (ranges_overlap(src, out)) {
+		struct mem_range moved = { scratch.end, scratch.end + hdr->payload_size };
+		check_range(bp, "payload move", moved);
+		payload = memmove((void *)(uintptr_t)moved.start, payload, hdr->payload_size);
+	}
+	uint64_t t1 = read_tsc();
+
+	/* 4, 5, 6. */
+	if (crc32c_update(&crc, 0, payload, hdr->payload_size) != hdr->payload_crc)
+		fail("payload checksum mismatch (CRC32C)", "");
+	uint64_t t2 = read_tsc();
+	enum decode_status status = stub_codec.decode(payload, hdr->payload_size,
+						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size);
+	uint64_t t3 = read_tsc();
+	if (status != DECODE_OK)
+		fail("decompression failed: ", decode_status_name(status));
+	memset((uint8_t *)(uintptr_t)hdr->out_addr + hdr->out_size, 0, hdr->zero_size);
+
+	/* 7. */
+	report(hdr, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
+	return (uintptr_t)hdr->entry;
+}

@@ -1,0 +1,208 @@
+; setup.asm - the real-mode part of a bzpack image: boot sector, the Linux
+; boot protocol setup_header (filled in by the packer) and the code that a
+; 16-bit loader (QEMU -kernel, GRUB linux16, ...) enters.
+;
+; In:  real mode at CS = S + 0x20, IP = 0, where S is the segment the loader
+;      put this part at (QEMU: 0x1000); DS = ES = SS = S; interrupts may be on.
+; Out: 32-bit protected mode, paging off, at code32_start:
+;      CS = BOOT_CS, DS = ES = FS = GS = SS = BOOT_DS (flat 4 GiB),
+;      esi = linear address of boot_params (built here, in our segment),
+;      ebp = BZPACK_SETUP_TSC_MAGIC, edi:ebx = rdtsc at our first instruction,
+;      interrupts off.
+;
+; Memory used in segment S (the loader reserves S:0000-S:7FFF for us;
+; QEMU puts setup_data at S:8000):
+;      0x0000 - file end        this file, then the kernel_version string
+;      SETUP_BOOT_PARAMS        boot_params, one page
+;      SETUP_STACK_TOP          real-mode stack, growing down
+
+%include "bzpack_format.inc"
+
+COM1                    equ 0x3f8
+E820_SMAP               equ 0x534d4150      ; "SMAP", int 15h/E820h signature
+
+        bits 16
+        org 0
+
+; ---- boot sector and setup_header: written by the packer -----------------
+        times SETUP_HEADER_OFFSET db 0      ; no direct floppy boot
+        times SETUP_HEADER_END - SETUP_HEADER_OFFSET db 0
+                                            ; struct setup_header; its jump at
+                                            ; 0x200 lands on setup_entry
+
+; ---- real-mode entry ------------------------------------------------------
+setup_entry:                                ; = SETUP_HEADER_END, where the jump lands
+        cli                                 ; no BIOS interrupts until we ask
+        cld                                 ; string ops count upwards
+        rdtsc                               ; cycle count at our first instruction...
+        mov     [setup_tsc], eax            ; ...kept for the stub's total= field
+        mov     [setup_tsc + 4], edx
+        mov     ax, ds                      ; DS = S per the boot protocol
+        mov     ss, ax                      ; our own stack in our segment:
+        mov     sp, SETUP_STACK_TOP         ; the loader's may be anywhere
+        mov     es, ax                      ; ES = S for the string copies
+
+        ; boot_params = zeroes + the setup_header as the loader left it
+        ; (it wrote type_of_loader, cmd_line_ptr, ramdisk_* there)
+        mov     di, SETUP_BOOT_PARAMS       ; destination: our boot_params
+        mov     cx, BOOT_PARAMS_SIZE / 4    ; one page, in dwords
+        xor     eax, eax                    ; fill value 0
+        rep stosd                           ; zero boot_params
+        mov     si, SETUP_HEADER_OFFSET     ; source: our own setup_header
+        mov     di, SETUP_BOOT_PARAMS + SETUP_HEADER_OFFSET
+        movzx   cx, byte [SETUP_HDR_jump + 1] ; the jump's offset: header ends
+        add     cx, SETUP_HDR_jump + 2 - SETUP_HEADER_OFFSET ; at 0x202 + it
+        rep movsb                           ; copy the header into boot_params
+
+        call    read_e820                   ; the BIOS memory map
+        call    enable_a20                  ; address line 20, or halt with an error
+
+        ; Linear addresses, now that we know where the loader put us.
+        xor     ebx, ebx                    ;
+        mov     bx, ds                      ;
+        shl     ebx, 4                      ; ebx = S << 4, our linear base
+        lea     eax, [ebx + gdt]            ; the GDT's linear address...
+        mov     [gdt_ptr + 2], eax          ; ...goes into the lgdt operand
+        lea     eax, [ebx + protected_entry] ; far-return target below
+        lea     esi, [ebx + SETUP_BOOT_PARAMS] ; esi = boot_params, kept to the end
+        mov     ecx, [setup_tsc]            ; rdtsc low half, for the stub
+        mov     edx, [setup_tsc + 4]        ; rdtsc high half
+
+        lgdt    [gdt_ptr]                   ; flat BOOT_CS / BOOT_DS
+        mov     ebx, cr0                    ;
+        or      bl, 1                       ; CR0.PE: protected mode
+        mov     cr0, ebx                    ;
+        push    dword BOOT_CS               ; far return to 32-bit code:
+        push    eax                         ; BOOT_CS:protected_entry
+        o32 retf                            ; (loads CS from our GDT)
+
+        bits 32
+protected_entry:
+        mov     ax, BOOT_DS                 ; flat data everywhere
+        mov     ds, ax                      ;
+        mov     es, ax                      ;
+        mov     fs, ax                      ;
+        mov     gs, ax                      ;
+        mov     ss, ax                      ; the stub sets its own stack
+        mov     ebx, ecx                    ; edi:ebx = our first rdtsc
+        mov     edi, edx                    ;
+        mov     ebp, BZPACK_SETUP_TSC_MAGIC ; ...and ebp says it is valid
+        jmp     [esi + SETUP_HDR_code32_start] ; into the stub (boot protocol 32-bit entry)
+
+        bits 16
+
+; read_e820: int 15h, eax = E820h into boot_params.e820_table, count into
+; boot_params.e820_entries.  Stops at the BIOS's last entry, on an error, or
+; when the table is full.  Clobbers eax, ebx, ecx, edx, di.
+read_e820:
+        xor     ebx, ebx                    ; continuation value: start
+        mov     di, SETUP_BOOT_PARAMS + BP_e820_table ; first slot
+.next:
+        mov     eax, 0xe820                 ; function
+        mov     edx, E820_SMAP              ; signature
+        mov     ecx, E820_ENTRY_SIZE        ; we take 20-byte entries
+        mov     dword [di + 16], 1          ; type RAM if the BIOS writes 20 bytes only (ACPI 3 note)
+        int     0x15                        ;
+        jc      .done                       ; CF: error or past the end
+        cmp     eax, E820_SMAP              ; BIOS must echo the signature
+        jne     .done                       ;
+        inc     byte [SETUP_BOOT_PARAMS + BP_e820_entries] ; keep this entry
+        add     di, E820_ENTRY_SIZE         ; next slot
+        cmp     byte [SETUP_BOOT_PARAMS + BP_e820_entries], E820_MAX_ENTRIES
+        jae     .done                       ; table full
+        test    ebx, ebx                    ; ebx = 0: that was the last one
+        jnz     .next                       ;
+.done:
+        ret
+
+; enable_a20: ask the BIOS, then the "fast A20" port, and check that
+; 1 MiB no longer wraps to 0.  Clobbers ax, cx, fs, gs.
+enable_a20:
+        call    a20_on                      ; already on? (QEMU: yes)
+        je      .ok                         ;
+        mov     ax, 0x2401                  ; BIOS: enable A20 gate
+        int     0x15                        ;
+        call    a20_on                      ;
+        je      .ok                         ;
+        in      al, 0x92                    ; system control port A:
+        and     al, 0xfe                    ; never pulse reset (bit 0)
+        or      al, 0x02                    ; bit 1 = A20
+        out     0x92, al                    ;
+        call    a20_on                      ;
+        je      .ok                         ;
+        mov     si, msg_a20                 ; nothing worked
+        jmp     real_mode_error             ;
+.ok:
+        ret
+
+; a20_on: ZF = 1 if A20 is on.  Writes two different values to 0000:0500 and
+; checks that FFFF:0510 (the same address if A20 wraps) does not follow.
+a20_on:
+        xor     ax, ax                      ;
+        mov     fs, ax                      ; fs:0500 = linear 0x000500
+        not     ax                          ;
+        mov     gs, ax                      ; gs:0510 = linear 0x100500
+        mov     cx, 2                       ; two tries with different values
+.try:
+        mov     al, [fs:0x500]              ; keep the low byte's value
+        push    ax                          ;
+        inc     al                          ; something different from before
+        mov     [fs:0x500], al              ;
+        cmp     al, [gs:0x510]              ; wraps: they are the same byte
+        pop     ax                          ;
+        mov     [fs:0x500], al              ; restore (flags unaffected)
+        jne     .on                         ; differ: A20 is on
+        loop    .try                        ; once more, in case of chance
+        or      al, 1                       ; ZF = 0 (al | 1 is nonzero): off
+        ret                                 ;
+.on:
+        cmp     al, al                      ; ZF = 1: on
+        ret
+
+; real_mode_error: print "bzpack: error: " and the string at ds:si on COM1,
+; then halt.  The 32-bit stub has its own copy of this idea for later errors.
+real_mode_error:
+        push    si                          ;
+        mov     si, msg_prefix              ;
+        call    serial_puts16               ;
+        pop     si                          ;
+        call    serial_puts16               ;
+.halt:
+        cli                                 ;
+        hlt                                 ; stop here for good
+        jmp     .halt                       ;
+
+serial_puts16:
+        mov     dx, COM1 + 5                ; line status register
+.wait:
+        in      al, dx                      ;
+        test    al, 0x20                    ; transmitter holding register empty?
+        jz      .wait                       ;
+        lodsb                               ; next character
+        test    al, al                      ; NUL ends the string
+        jz      .end                        ;
+        mov     dx, COM1                    ; data register
+        out     dx, al                      ;
+        jmp     serial_puts16               ;
+.end:
+        ret
+
+        align 8
+gdt:                                        ; null, unused, BOOT_CS, BOOT_DS
+        dq      0                           ; 0x00 null
+        dq      0                           ; 0x08 unused
+        dq      0x00cf9b000000ffff          ; 0x10 code: base 0, limit 4 GiB, 32-bit, accessed
+        dq      0x00cf93000000ffff          ; 0x18 data: base 0, limit 4 GiB, writable, accessed
+gdt_end:
+gdt_ptr:
+        dw      gdt_end - gdt - 1           ; limit
+        dd      0                           ; linear base, filled in at run time
+setup_tsc:
+        dq      0                           ;
+msg_prefix:
+        db      "bzpack: error: ", 0
+msg_a20:
+        db      "A20 gate would not open", 10, 0
+
+; The packer checks that this file plus the version string ends before
+; SETUP_BOOT_PARAMS.

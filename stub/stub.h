@@ -1,0 +1,46 @@
+/* stub.h - what the stub's C files share. */
+#ifndef STUB_H
+#define STUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bzpack_format.h"
+#include "decode.h"
+
+/* The one codec this stub was built with (stub/codec_<name>.c). */
+struct stub_codec {
+	uint8_t id;             /* enum bzpack_codec */
+	decode_fn decode;
+};
+extern const struct stub_codec stub_codec;
+
+/* main.c: called by head_32.asm / head_64.asm; returns the kernel entry. */
+uintptr_t stub_main(struct boot_params *bp, uint64_t t_start);
+
+/* Prints "bzpack: error: <reason><detail>" on COM1 and halts. */
+__attribute__((noreturn)) void fail(const char *reason, const char *detail);
+
+/* serial.c: COM1. */
+void serial_init(void);
+void serial_puts(const char *s);
+void serial_put_u64(uint64_t v);
+void serial_put_hex(uint64_t v);
+
+/* memory.c: where the stub may write, judged from boot_params. */
+struct mem_range {
+	uint64_t start, end;    /* [start, end) */
+};
+const char *memory_check_writable(const struct boot_params *bp, struct mem_range r);
+
+static inline int ranges_overlap(struct mem_range a, struct mem_range b)
+{
+	return a.start < b.end && b.start < a.end;
+}
+
+static inline uint64_t read_tsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+#endif

@@ -1,0 +1,910 @@
+/* test_lz4.c - host unit test for stub/lz4_decode.c.
+ *
+ * Compresses many inputs with liblz4 (LZ4_compress_default and
+ * LZ4_compress_HC at LZ4HC_CLEVEL_MAX) and checks that lz4_decode
+ * reproduces them exactly and agrees with LZ4_decompress_safe.  Then feeds
+ * it truncated, mis-sized, hand-made invalid and random garbage blocks.
+ *
+ * usage: test_lz4 [file...]   (extra inputs; missing files are skipped)
+ *
+ * Every buffer handed to lz4_decode has exactly the size it is told, so a
+ * build with -fsanitize=address catches any out-of-bounds access; without
+ * ASan the output buffers get guard bytes on both sides that are checked
+ * after every call.  Prints "ok <name>" / "FAIL <name>: <why>" per case and
+ * "test_lz4: N passed, M failed" at the end; exits 1 if anything failed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lz4.h>
+#include <lz4hc.h>
+
+#include "decode.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GUARD 0                 /* ASan's redzones do the job */
+#else
+#define GUARD 64
+#endif
+#define GUARD_BYTE 0xA7
+
+static unsigned n_pass, n_fail;
+
+/* ---- case bookkeeping --------------------------------------------------- */
+
+static char fail_msg[512];
+static int case_failed;
+
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (case_failed)
+		return;         /* keep the first reason */
+	case_failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
+	va_end(ap);
+}
+
+static void begin_case(void)
+{
+	case_failed = 0;
+	fail_msg[0] = '\0';
+}
+
+static void end_case(const char *name)
+{
+	if (case_failed) {
+		printf("FAIL %s: %s\n", name, fail_msg);
+		n_fail++;
+	} else {
+		printf("ok %s\n", name);
+		n_pass++;
+	}
+	fflush(stdout);
+}
+
+static const char *status_name(int st)
+{
+	switch (st) {
+	case DECODE_OK: return "OK";
+	case DECODE_TRUNCATED: return "TRUNCATED";
+	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
+	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
+	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
+	case DECODE_CORRUPT: return "CORRUPT";
+	default: return "(not a decode_status)";
+	}
+}
+
+static int valid_status(int st)
+{
+	return st >= DECODE_OK && st <= DECODE_CORRUPT;
+}
+
+/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static size_t rng_below(size_t n)
+{
+	return n ? (size_t)(rng() % n) : 0;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* malloc(0) is passed through (glibc and ASan return a pointer to zero
+ * usable bytes), so even empty buffers are exact. */
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p && n == 0)
+		p = malloc(1);
+	if (!p) {
+		fprintf(stderr, "test_lz4: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
+ * when ASan is not there to watch it. */
+struct buf {
+	uint8_t *base;
+	uint8_t *p;
+	size_t n;
+};
+
+static struct buf buf_new(size_t n)
+{
+	struct buf b;
+
+	b.n = n;
+	b.base = xmalloc(n + 2 * GUARD);
+	b.p = b.base + GUARD;
+#if GUARD
+	memset(b.base, GUARD_BYTE, GUARD);
+	memset(b.p + n, GUARD_BYTE, GUARD);
+#endif
+	return b;
+}
+
+static struct buf buf_from(const void *data, size_t n)
+{
+	struct buf b = buf_new(n);
+
+	if (n)
+		memcpy(b.p, data, n);
+	return b;
+}
+
+static int buf_guards_ok(const struct buf *b)
+{
+#if GUARD
+	for (size_t i = 0; i < GUARD; i++)
+		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
+			return 0;
+#else
+	(void)b;
+#endif
+	return 1;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->base);
+	b->base = b->p = NULL;
+}
+
+/* Runs lz4_decode on exact copies of src and a fresh exact dst of dst_len
+ * bytes.  The output (if wanted) is copied to *out (malloc'ed, dst_len
+ * bytes).  Records a failure if the guard bytes were touched or the status
+ * is not a decode_status. */
+static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	struct buf s = buf_from(src, src_len);
+	struct buf d = buf_new(dst_len);
+	int st;
+
+	memset(d.p, 0x5C, dst_len);
+	st = lz4_decode(s.p, src_len, d.p, dst_len);
+	if (!buf_guards_ok(&d))
+		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
+	if (!valid_status(st))
+		failf("returned %d, not a decode_status", st);
+	if (out) {
+		*out = xmalloc(dst_len);
+		if (dst_len)
+			memcpy(*out, d.p, dst_len);
+	}
+	buf_free(&s);
+	buf_free(&d);
+	return st;
+}
+
+/* ---- compression -------------------------------------------------------- */
+
+enum codec { C_DEFAULT, C_HC12 };
+static const char *const codec_name[] = { "default", "hc12" };
+
+/* Returns a malloc'ed LZ4 block of data[0..n) and its size in *clen. */
+static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *clen)
+{
+	int bound, r;
+	uint8_t *out;
+
+	if (n > LZ4_MAX_INPUT_SIZE) {
+		fprintf(stderr, "test_lz4: input of %zu bytes too large for LZ4\n", n);
+		exit(2);
+	}
+	bound = LZ4_compressBound((int)n);
+	out = xmalloc((size_t)bound);
+	if (c == C_DEFAULT)
+		r = LZ4_compress_default((const char *)data, (char *)out, (int)n, bound);
+	else
+		r = LZ4_compress_HC((const char *)data, (char *)out, (int)n, bound, LZ4HC_CLEVEL_MAX);
+	if (r <= 0) {
+		fprintf(stderr, "test_lz4: liblz4 failed to compress %zu bytes\n", n);
+		exit(2);
+	}
+	*clen = (size_t)r;
+	return out;
+}
+
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return i;
+	return n;
+}
+
+/* Round trip of one input through one compressor, inside the current case:
+ * exact size decodes and matches both the input and LZ4_decompress_safe;
+ * one byte less is OUTPUT_OVERRUN; one byte more is SHORT_OUTPUT. */
+static void check_block(const uint8_t *data, size_t n, const uint8_t *blk, size_t clen,
+			const char *what)
+{
+	uint8_t *out = NULL, *ref;
+	int st, r;
+	size_t at;
+
+	st = run_decode(blk, clen, n, &out);
+	if (st != DECODE_OK) {
+		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
+	} else if ((at = first_diff(out, data, n)) != n) {
+		failf("%s: n=%zu: output differs from input at byte %zu", what, n, at);
+	}
+
+	ref = xmalloc(n);
+	r = LZ4_decompress_safe((const char *)blk, (char *)ref, (int)clen, (int)n);
+	if (r != (int)n)
+		failf("%s: n=%zu: LZ4_decompress_safe returned %d", what, n, r);
+	else if (st == DECODE_OK && (at = first_diff(out, ref, n)) != n)
+		failf("%s: n=%zu: differs from LZ4_decompress_safe at byte %zu", what, n, at);
+	free(ref);
+	free(out);
+
+	if (n > 0) {
+		st = run_decode(blk, clen, n - 1, NULL);
+		if (st != DECODE_OUTPUT_OVERRUN)
+			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN",
+			      what, n, status_name(st));
+	}
+	st = run_decode(blk, clen, n + 1, &out);
+	if (st != DECODE_SHORT_OUTPUT)
+		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
+	else if ((at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
+	free(out);
+}
+
+/* One case per compressor for one input. */
+static void roundtrip(const char *name, const uint8_t *data, size_t n)
+{
+	char full[256];
+
+	for (int c = C_DEFAULT; c <= C_HC12; c++) {
+		size_t clen;
+		uint8_t *blk = compress((enum codec)c, data, n, &clen);
+
+		snprintf(full, sizeof full, "%s/%s", name, codec_name[c]);
+		begin_case();
+		check_block(data, n, blk, clen, "roundtrip");
+		end_case(full);
+		free(blk);
+	}
+}
+
+/* One case per compressor covering every length in [lo, hi] of the
+ * data produced by gen(). */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
+			      void (*gen)(uint8_t *, size_t))
+{
+	char full[256], what[64];
+	uint8_t *data = xmalloc(hi);
+
+	for (int c = C_DEFAULT; c <= C_HC12; c++) {
+		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, codec_name[c]);
+		begin_case();
+		for (size_t n = lo; n <= hi && !case_failed; n++) {
+			size_t clen;
+			uint8_t *blk;
+
+			gen(data, n);
+			blk = compress((enum codec)c, data, n, &clen);
+			snprintf(what, sizeof what, "length %zu", n);
+			check_block(data, n, blk, clen, what);
+			free(blk);
+		}
+		end_case(full);
+	}
+	free(data);
+}
+
+/* ---- input generators --------------------------------------------------- */
+
+static void gen_random(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(rng() >> 56);
+}
+
+static void gen_abc(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)('a' + i % 3);
+}
+
+/* Mostly repeats with a little noise: many short matches, short and long
+ * literal runs, near the ends of the buffers too. */
+static void gen_semi(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
+}
+
+static void gen_text(uint8_t *p, size_t n)
+{
+	static const char *const words[] = {
+		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
+		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
+		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
+		"return", "static", "struct", "int", "void", "if", "else", "while",
+	};
+	size_t i = 0;
+
+	while (i < n) {
+		const char *w = words[rng_below(sizeof words / sizeof words[0])];
+		size_t len = strlen(w);
+
+		for (size_t k = 0; k < len && i < n; k++)
+			p[i++] = (uint8_t)w[k];
+		if (i < n)
+			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
+	}
+}
+
+/* Pattern of period `period` (random bytes); with `noise`, about one byte
+ * in 16 is replaced, giving many short overlapping matches. */
+static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
+{
+	uint8_t pat[64];
+
+	gen_random(pat, period);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
+}
+
+/* Something like an executable: segments of code-ish bytes, zeros,
+ * text, tables and random data. */
+static void gen_mixed(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 64 + rng_below(16384);
+
+		if (len > n - i)
+			len = n - i;
+		switch (rng_below(6)) {
+		case 0:
+			memset(p + i, 0, len);
+			break;
+		case 1:
+			gen_random(p + i, len);
+			break;
+		case 2:
+			gen_text(p + i, len);
+			break;
+		case 3:
+			gen_periodic(p + i, len, 1 + rng_below(20), 1);
+			break;
+		case 4:         /* small little-endian integers, like tables */
+			for (size_t k = 0; k < len; k++)
+				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+			break;
+		default:        /* "code": copies of earlier stretches with edits */
+			for (size_t k = 0; k < len; k++) {
+				size_t j = i + k;
+
+				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
+								       : (uint8_t)rng_below(256);
+			}
+			break;
+		}
+		i += len;
+	}
+}
+
+/* ---- positive tests ------------------------------------------------------ */
+
+#define MIB (1024u * 1024u)
+
+static void test_inputs(void)
+{
+	uint8_t *d = xmalloc(2 * MIB);
+	char name[64];
+
+	roundtrip("empty", d, 0);
+	d[0] = 0x42;
+	roundtrip("one-byte", d, 1);
+
+	roundtrip_lengths("tiny-random", 2, 64, gen_random);
+	roundtrip_lengths("tiny-abc", 2, 64, gen_abc);
+	roundtrip_lengths("small-semi", 2, 400, gen_semi);
+	roundtrip_lengths("small-abc", 65, 300, gen_abc);
+
+	memset(d, 0, MIB);
+	roundtrip("zeros-1MiB", d, MIB);
+
+	{
+		static const size_t lens[] = { 13, 100, 4096, 65543, 300001 };
+
+		for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+			memset(d, 0xA5, lens[k]);
+			snprintf(name, sizeof name, "repeated-byte-%zu", lens[k]);
+			roundtrip(name, d, lens[k]);
+		}
+	}
+
+	for (size_t period = 1; period <= 20; period++) {
+		gen_periodic(d, 50000, period, 0);
+		snprintf(name, sizeof name, "period-%zu", period);
+		roundtrip(name, d, 50000);
+		gen_periodic(d, 50000, period, 1);
+		snprintf(name, sizeof name, "period-%zu-noisy", period);
+		roundtrip(name, d, 50000);
+	}
+
+	gen_random(d, MIB);
+	roundtrip("random-1MiB", d, MIB);
+
+	/* Random data with a copy of a stretch of itself: long literal
+	 * runs in the middle of the block, and long matches. */
+	gen_random(d, 300000);
+	memcpy(d + 150000, d + 1000, 100000);
+	roundtrip("random-with-long-match", d, 300000);
+
+	gen_text(d, MIB);
+	roundtrip("text-1MiB", d, MIB);
+
+	gen_mixed(d, 2 * MIB);
+	roundtrip("mixed-2MiB", d, 2 * MIB);
+
+	free(d);
+}
+
+static void test_files(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		uint8_t *data;
+		long size;
+
+		if (!f) {
+			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			continue;
+		}
+		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+		    fseek(f, 0, SEEK_SET) != 0 || size > LZ4_MAX_INPUT_SIZE) {
+			printf("note: skipping %s: cannot size it or too large\n", argv[i]);
+			fclose(f);
+			continue;
+		}
+		data = xmalloc((size_t)size);
+		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+			printf("note: skipping %s: read error\n", argv[i]);
+			free(data);
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		{
+			char name[300];
+
+			snprintf(name, sizeof name, "file:%s", argv[i]);
+			roundtrip(name, data, (size_t)size);
+		}
+		free(data);
+	}
+}
+
+/* ---- synthetic blocks ---------------------------------------------------
+ * liblz4 keeps the ends of its blocks tidy (>= 5 final literals, last
+ * match >= 12 bytes before the end), so it never puts a match right at
+ * the edge of the fast loop's margins.  These hand-built blocks do: every
+ * offset class (1..20 and some larger), many lengths, and every final
+ * literal count 0..20, with the expected output computed byte by byte. */
+
+struct builder {
+	uint8_t *blk;
+	size_t blen;
+	uint8_t *out;
+	size_t olen;
+};
+
+static void put_ext(struct builder *b, size_t rest)
+{
+	while (rest >= 255) {
+		b->blk[b->blen++] = 255;
+		rest -= 255;
+	}
+	b->blk[b->blen++] = (uint8_t)rest;
+}
+
+/* Appends a sequence: nlit random literals, then (unless last) a match. */
+static void put_seq(struct builder *b, size_t nlit, size_t off, size_t ml, int last)
+{
+	size_t tok = b->blen++;
+	unsigned lnib = nlit < 15 ? (unsigned)nlit : 15;
+	unsigned mnib = last ? 0 : (ml - 4 < 15 ? (unsigned)(ml - 4) : 15);
+
+	b->blk[tok] = (uint8_t)(lnib << 4 | mnib);
+	if (lnib == 15)
+		put_ext(b, nlit - 15);
+	for (size_t i = 0; i < nlit; i++) {
+		uint8_t c = (uint8_t)rng();
+
+		b->blk[b->blen++] = c;
+		b->out[b->olen++] = c;
+	}
+	if (last)
+		return;
+	b->blk[b->blen++] = (uint8_t)(off & 255);
+	b->blk[b->blen++] = (uint8_t)(off >> 8);
+	if (mnib == 15)
+		put_ext(b, ml - 4 - 15);
+	for (size_t i = 0; i < ml; i++, b->olen++)
+		b->out[b->olen] = b->out[b->olen - off];
+}
+
+static void check_synthetic(struct builder *b, const char *what)
+{
+	uint8_t *out = NULL;
+	int st;
+
+	st = run_decode(b->blk, b->blen, b->olen, &out);
+	if (st != DECODE_OK)
+		failf("%s: status %s", what, status_name(st));
+	else if (first_diff(out, b->out, b->olen) != b->olen)
+		failf("%s: wrong output at byte %zu", what, first_diff(out, b->out, b->olen));
+	free(out);
+	st = run_decode(b->blk, b->blen, b->olen - 1, NULL);
+	if (st != DECODE_OUTPUT_OVERRUN)
+		failf("%s: dst_len-1 gave %s", what, status_name(st));
+}
+
+static void test_synthetic(void)
+{
+	static const size_t pre[] = { 1, 7, 16, 30, 64 };
+	static const size_t big_off[] = { 24, 31, 32, 33, 48, 64 };
+	static const size_t big_ml[] = { 50, 63, 64, 65, 100, 270, 1000 };
+	struct builder b;
+	char what[128];
+
+	b.blk = xmalloc(8192);
+	b.out = xmalloc(8192);
+	begin_case();
+	for (size_t pi = 0; pi < sizeof pre / sizeof pre[0]; pi++)
+	for (size_t oi = 0; oi < 20 + sizeof big_off / sizeof big_off[0]; oi++)
+	for (size_t mi = 0; mi < 37 + sizeof big_ml / sizeof big_ml[0]; mi++)
+	for (size_t tail = 0; tail <= 20 && !case_failed; tail++) {
+		size_t off = oi < 20 ? oi + 1 : big_off[oi - 20];
+		size_t ml = mi < 37 ? mi + 4 : big_ml[mi - 37];
+
+		if (off > pre[pi])
+			continue;
+		/* one match, then the tail */
+		b.blen = b.olen = 0;
+		put_seq(&b, pre[pi], off, ml, 0);
+		put_seq(&b, tail, 0, 0, 1);
+		snprintf(what, sizeof what, "pre %zu off %zu ml %zu tail %zu",
+			 pre[pi], off, ml, tail);
+		check_synthetic(&b, what);
+		/* the same match three times without literals in between */
+		b.blen = b.olen = 0;
+		put_seq(&b, pre[pi], off, ml, 0);
+		put_seq(&b, 0, off, ml, 0);
+		put_seq(&b, 0, off, ml, 0);
+		put_seq(&b, tail, 0, 0, 1);
+		snprintf(what, sizeof what, "3x pre %zu off %zu ml %zu tail %zu",
+			 pre[pi], off, ml, tail);
+		check_synthetic(&b, what);
+	}
+	end_case("synthetic-boundaries");
+	free(b.blk);
+	free(b.out);
+}
+
+/* ---- negative tests ------------------------------------------------------ */
+
+/* Every proper prefix of a valid block must fail, with TRUNCATED (cut
+ * inside a sequence, or where a token is due) or SHORT_OUTPUT (cut right
+ * after a run of literals, which then looks like the last sequence). */
+static void test_truncation(void)
+{
+	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
+		{ "semi-40", 40, gen_semi },
+		{ "semi-200", 200, gen_semi },
+		{ "text-300", 300, gen_text },
+		{ "abc-100", 100, gen_abc },
+		{ "random-50", 50, gen_random },
+		{ "semi-3000", 3000, gen_semi },
+	};
+	uint8_t data[3000];
+	char name[128];
+
+	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+		inputs[k].gen(data, inputs[k].n);
+		for (int c = C_DEFAULT; c <= C_HC12; c++) {
+			size_t clen;
+			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
+
+			snprintf(name, sizeof name, "truncated-%s/%s", inputs[k].name, codec_name[c]);
+			begin_case();
+			for (size_t cut = 0; cut < clen; cut++) {
+				int st = run_decode(blk, cut, inputs[k].n, NULL);
+
+				if (st != DECODE_TRUNCATED && st != DECODE_SHORT_OUTPUT) {
+					failf("prefix of %zu/%zu bytes gave %s", cut, clen, status_name(st));
+					break;
+				}
+			}
+			end_case(name);
+			free(blk);
+		}
+	}
+}
+
+/* Hand-made blocks with a known answer. */
+static void expect(const char *name, const uint8_t *blk, size_t len, size_t dst_len,
+		   int want, const uint8_t *want_out)
+{
+	uint8_t *out = NULL;
+	int st;
+
+	begin_case();
+	st = run_decode(blk, len, dst_len, &out);
+	if (st != want)
+		failf("status %s, want %s", status_name(st), status_name(want));
+	else if (want == DECODE_OK && want_out && first_diff(out, want_out, dst_len) != dst_len)
+		failf("wrong output at byte %zu", first_diff(out, want_out, dst_len));
+	free(out);
+	end_case(name);
+}
+
+static void test_handmade(void)
+{
+	/* "aaaaa" + final "bcdef": literal a, match offset 1 length 4. */
+	static const uint8_t ok_run[] = { 0x10, 'a', 0x01, 0x00, 0x50, 'b', 'c', 'd', 'e', 'f' };
+	static const uint8_t ok_run_out[] = "aaaaabcdef";
+	static const uint8_t off0[] = { 0x10, 'a', 0x00, 0x00, 0x50, 'b', 'c', 'd', 'e', 'f' };
+	static const uint8_t off2[] = { 0x10, 'a', 0x02, 0x00, 0x50, 'b', 'c', 'd', 'e', 'f' };
+	static const uint8_t first_match[] = { 0x00, 0x01, 0x00, 0x50, 'b', 'c', 'd', 'e', 'f' };
+	/* Ends right after a match: no final literals-only sequence. */
+	static const uint8_t ends_in_match[] = { 0x10, 'a', 0x01, 0x00 };
+	/* Match running to the very end, then an empty final token:
+	 * breaks "end of block conditions" 2 and 3, still decodable. */
+	static const uint8_t lenient[] = { 0x1f, 'z', 0x01, 0x00, 0x05, 0x00 };
+	static const uint8_t zero_token[] = { 0x00 };
+	static const uint8_t lit_only[] = { 0x30, 'x', 'y', 'z' };
+	static const uint8_t off_cut[] = { 0x10, 'a', 0x01 };
+	static const uint8_t litlen_cut[] = { 0xf0, 0xff, 0xff };
+	static const uint8_t mllen_cut[] = { 0x1f, 'a', 0x01, 0x00, 0xff };
+	uint8_t out[64];
+	size_t n;
+
+	expect("handmade-valid-offset-1", ok_run, sizeof ok_run, 10, DECODE_OK, ok_run_out);
+	expect("handmade-offset-0", off0, sizeof off0, 10, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-offset-beyond-start", off2, sizeof off2, 10, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-match-before-any-literal", first_match, sizeof first_match, 9,
+	       DECODE_BAD_OFFSET, NULL);
+	expect("handmade-ends-in-match", ends_in_match, sizeof ends_in_match, 5, DECODE_TRUNCATED, NULL);
+	expect("handmade-ends-in-match-short", ends_in_match, sizeof ends_in_match, 9,
+	       DECODE_TRUNCATED, NULL);
+	memset(out, 'z', 25);
+	expect("handmade-lenient-end-conditions", lenient, sizeof lenient, 25, DECODE_OK, out);
+	expect("handmade-empty-token", zero_token, 1, 0, DECODE_OK, NULL);
+	expect("handmade-empty-token-dst-1", zero_token, 1, 1, DECODE_SHORT_OUTPUT, NULL);
+	expect("handmade-empty-src", zero_token, 0, 0, DECODE_OK, NULL);
+	expect("handmade-empty-src-dst-5", zero_token, 0, 5, DECODE_TRUNCATED, NULL);
+	expect("handmade-literals-dst-0", lit_only, sizeof lit_only, 0, DECODE_OUTPUT_OVERRUN, NULL);
+	expect("handmade-literals-exact", lit_only, sizeof lit_only, 3, DECODE_OK,
+	       (const uint8_t *)"xyz");
+	expect("handmade-offset-cut", off_cut, sizeof off_cut, 10, DECODE_TRUNCATED, NULL);
+	expect("handmade-literal-length-cut", litlen_cut, sizeof litlen_cut, 1000, DECODE_TRUNCATED, NULL);
+	expect("handmade-match-length-cut", mllen_cut, sizeof mllen_cut, 1000, DECODE_TRUNCATED, NULL);
+
+	/* NULL buffers of length 0. */
+	begin_case();
+	if (lz4_decode(NULL, 0, NULL, 0) != DECODE_OK)
+		failf("NULL/0, NULL/0 not OK");
+	if (lz4_decode(zero_token, 1, NULL, 0) != DECODE_OK)
+		failf("{0}, NULL/0 not OK");
+	end_case("handmade-null-empty");
+
+	/* The same errors deep inside a block, where the fast loop runs:
+	 * 200 literals, then a bad offset. */
+	{
+		uint8_t blk[300];
+		size_t i = 0;
+
+		blk[i++] = 0xf0;
+		blk[i++] = 200 - 15;
+		for (int k = 0; k < 200; k++)
+			blk[i++] = (uint8_t)k;
+		n = i;
+		blk[i++] = 0xc9;        /* offset 201 > 200 produced */
+		blk[i++] = 0x00;
+		blk[i++] = 0x50;
+		for (int k = 0; k < 5; k++)
+			blk[i++] = 'q';
+		expect("fast-offset-beyond-start", blk, i, 200 + 4 + 5, DECODE_BAD_OFFSET, NULL);
+		blk[n] = 0;
+		expect("fast-offset-0", blk, i, 200 + 4 + 5, DECODE_BAD_OFFSET, NULL);
+		blk[n] = 200;           /* offset exactly to the start: valid */
+		expect("fast-offset-to-start", blk, i, 200 + 4 + 5, DECODE_OK, NULL);
+		/* Long match running past dst. */
+		blk[n - 202] = 0xff;    /* token: literal 15+, match 15+ */
+		{
+			uint8_t b2[400];
+			size_t j = 0;
+
+			memcpy(b2, blk, n + 2);
+			j = n + 2;
+			b2[j++] = 255;
+			b2[j++] = 10;   /* match 4 + 15 + 265 = 284 */
+			b2[j++] = 0x50;
+			for (int k = 0; k < 5; k++)
+				b2[j++] = 'r';
+			expect("fast-long-match-valid", b2, j, 200 + 284 + 5, DECODE_OK, NULL);
+			expect("fast-long-match-overrun", b2, j, 200 + 280, DECODE_OUTPUT_OVERRUN, NULL);
+			expect("fast-long-match-short-output", b2, j, 200 + 284 + 6, DECODE_SHORT_OUTPUT, NULL);
+		}
+	}
+
+	/* Long runs of 255 length bytes: must end TRUNCATED (literals) or
+	 * OUTPUT_OVERRUN (match) without overflowing anything. */
+	{
+		size_t len = 200000;
+		uint8_t *blk = xmalloc(len);
+
+		memset(blk, 0xff, len);
+		blk[0] = 0xf0;
+		expect("huge-literal-length-cut", blk, len, 4096, DECODE_TRUNCATED, NULL);
+		blk[len - 1] = 3;
+		expect("huge-literal-length", blk, len, 4096, DECODE_TRUNCATED, NULL);
+		blk[0] = 0x1f;
+		blk[1] = 'a';
+		blk[2] = 1;
+		blk[3] = 0;
+		expect("huge-match-length", blk, len, 4096, DECODE_OUTPUT_OVERRUN, NULL);
+		blk[len - 1] = 0xff;
+		expect("huge-match-length-cut", blk, len, 4096, DECODE_TRUNCATED, NULL);
+		free(blk);
+	}
+}
+
+/* A run of 16843009 length bytes of 255 adds 255 * 16843009 = 2^32 - 1:
+ * with a 32-bit size_t and no overflow guard, the length would wrap to a
+ * small, plausible value (14 literals; an 18-byte match) and the block
+ * would "decode".  Matters for the -m32 build; harmless on 64-bit. */
+static void test_length_wrap(void)
+{
+	const size_t k = 16843009;
+	size_t len = 4 + k + 1 + 14 + 6;
+	uint8_t *blk = xmalloc(len), *p;
+
+	p = blk;
+	*p++ = 0xf0;                    /* 15 + 255 * k + 0 literals */
+	memset(p, 0xff, k);
+	p += k;
+	*p++ = 0;
+	memset(p, 'L', 14);
+	p += 14;
+	expect("length-wrap-literals", blk, (size_t)(p - blk), 14, DECODE_TRUNCATED, NULL);
+
+	p = blk;
+	*p++ = 0x1f;                    /* 1 literal, match 4 + 15 + 255 * k + 0 */
+	*p++ = 'M';
+	*p++ = 1;
+	*p++ = 0;
+	memset(p, 0xff, k);
+	p += k;
+	*p++ = 0;
+	*p++ = 0x50;
+	memset(p, 'E', 5);
+	p += 5;
+	expect("length-wrap-match", blk, (size_t)(p - blk), 1 + 18 + 5, DECODE_OUTPUT_OVERRUN, NULL);
+	free(blk);
+}
+
+/* Random garbage and damaged valid blocks: any status is fine, but it
+ * must be a decode_status, nothing may be touched outside the buffers,
+ * and where both decoders accept a block they must agree. */
+static void test_garbage(void)
+{
+	enum { ROUNDS = 2000 };
+	uint8_t *data = xmalloc(70000);
+	unsigned ok_count = 0, agree_checked = 0;
+
+	begin_case();
+	for (int round = 0; round < ROUNDS && !case_failed; round++) {
+		size_t n = 1 + rng_below(round % 4 == 0 ? 66000 : 600);
+		size_t clen, dst_len;
+		uint8_t *blk, *out = NULL;
+		int st;
+
+		switch (round % 3) {
+		case 0: gen_semi(data, n); break;
+		case 1: gen_text(data, n); break;
+		default: gen_mixed(data, n); break;
+		}
+		blk = compress(round % 2 ? C_HC12 : C_DEFAULT, data, n, &clen);
+
+		switch (rng_below(5)) {
+		case 0:         /* pure garbage */
+			clen = rng_below(400);
+			if (clen > (size_t)LZ4_compressBound((int)n))
+				clen = (size_t)LZ4_compressBound((int)n);
+			gen_random(blk, clen);
+			break;
+		case 1:         /* one byte replaced */
+			blk[rng_below(clen)] = (uint8_t)rng();
+			break;
+		case 2:         /* a few bit flips */
+			for (int k = 1 + (int)rng_below(8); k > 0; k--)
+				blk[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
+			break;
+		case 3:         /* bit flips and a cut */
+			blk[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
+			clen = rng_below(clen + 1);
+			break;
+		default:        /* intact block, wrong size */
+			break;
+		}
+		switch (rng_below(4)) {
+		case 0: dst_len = rng_below(n * 2 + 8); break;
+		case 1: dst_len = n + rng_below(8); break;
+		case 2: dst_len = n > 8 ? n - rng_below(8) : n; break;
+		default: dst_len = n; break;
+		}
+
+		st = run_decode(blk, clen, dst_len, &out);
+		if (st == DECODE_OK) {
+			char *ref = xmalloc(dst_len);
+			int r = LZ4_decompress_safe((const char *)blk, ref, (int)clen, (int)dst_len);
+
+			ok_count++;
+			/* liblz4 rejects some blocks this decoder accepts
+			 * (end-of-block conditions); compare when both
+			 * accept. */
+			if (r >= 0) {
+				agree_checked++;
+				if ((size_t)r != dst_len)
+					failf("round %d: OK with dst_len %zu, liblz4 produced %d",
+					      round, dst_len, r);
+				else if (dst_len && memcmp(ref, out, dst_len) != 0)
+					failf("round %d: OK but output differs from liblz4", round);
+			}
+			free(ref);
+		}
+		free(out);
+		free(blk);
+	}
+	end_case("garbage-2000");
+	printf("note: garbage: %u of %d decoded OK, %u compared with liblz4\n",
+	       ok_count, ROUNDS, agree_checked);
+	free(data);
+}
+
+int main(int argc, char **argv)
+{
+	test_inputs();
+	test_files(argc, argv);
+	test_synthetic();
+	test_truncation();
+	test_handmade();
+	test_length_wrap();
+	test_garbage();
+	printf("test_lz4: %u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}

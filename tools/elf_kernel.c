@@ -1,0 +1,184 @@
+/* elf_kernel.c - an ELF32/ELF64 x86 executable (a vmlinux or a test
+ * kernel) to a struct kernel.  Every field read from the file is checked
+ * against the file's size before use. */
+#define _GNU_SOURCE /* memmem */
+#include "kernel.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOW_MEMORY_END     0x100000ull     /* BIOS, real-mode part, boot_params */
+#define ADDR_LIMIT         (1ull << 32)    /* the stub reaches the low 4 GiB */
+#define MAX_KERNEL_SPAN    (1ull << 30)    /* anything larger is not a kernel */
+#define MAX_SEGMENTS       64
+
+struct segment {
+	uint64_t offset, paddr, filesz, memsz;
+};
+
+static int by_paddr(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+	return x->paddr < y->paddr ? -1 : x->paddr > y->paddr;
+}
+
+/* Read the header fields both classes share into one shape. */
+static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
+			struct segment *segs, int *nsegs, struct error *err)
+{
+	const uint8_t *d = f->data;
+
+	if (f->size < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) != 0)
+		return fail_with(err, "not an ELF file or a bzImage");
+	if (d[EI_DATA] != ELFDATA2LSB)
+		return fail_with(err, "ELF file is not little-endian");
+
+	uint64_t phoff, phentsize, phnum, type, machine;
+	if (d[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+		if (f->size < sizeof(eh))
+			return fail_with(err, "truncated ELF64 header (%zu bytes)", f->size);
+		memcpy(&eh, d, sizeof(eh));
+		*bits = 64, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
+		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
+		if (machine != EM_X86_64)
+			return fail_with(err, "ELF64 file is not for x86-64 (e_machine %llu)",
+					 (unsigned long long)machine);
+		if (phentsize != sizeof(Elf64_Phdr))
+			return fail_with(err, "bad program header size %llu", (unsigned long long)phentsize);
+	} else if (d[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr eh;
+		if (f->size < sizeof(eh))
+			return fail_with(err, "truncated ELF32 header (%zu bytes)", f->size);
+		memcpy(&eh, d, sizeof(eh));
+		*bits = 32, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
+		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
+		if (machine != EM_386)
+			return fail_with(err, "ELF32 file is not for i386 (e_machine %llu)",
+					 (unsigned long long)machine);
+		if (phentsize != sizeof(Elf32_Phdr))
+			return fail_with(err, "bad program header size %llu", (unsigned long long)phentsize);
+	} else {
+		return fail_with(err, "unknown ELF class %u", d[EI_CLASS]);
+	}
+	if (type != ET_EXEC)
+		return fail_with(err, "ELF file is not an executable (e_type %llu)", (unsigned long long)type);
+	if (phnum == 0)
+		return fail_with(err, "ELF file has no program headers");
+	if (phoff > f->size || phnum * phentsize > f->size - phoff)
+		return fail_with(err, "program headers lie beyond the end of the file");
+
+	*nsegs = 0;
+	for (uint64_t i = 0; i < phnum; i++) {
+		const uint8_t *p = d + phoff + i * phentsize;
+		struct segment s;
+		uint32_t ptype;
+		if (*bits == 64) {
+			Elf64_Phdr ph;
+			memcpy(&ph, p, sizeof(ph));
+			ptype = ph.p_type;
+			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_filesz, ph.p_memsz };
+		} else {
+			Elf32_Phdr ph;
+			memcpy(&ph, p, sizeof(ph));
+			ptype = ph.p_type;
+			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_filesz, ph.p_memsz };
+		}
+		if (ptype != PT_LOAD || s.memsz == 0)
+			continue;
+		if (*nsegs == MAX_SEGMENTS)
+			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
+		segs[(*nsegs)++] = s;
+	}
+	if (*nsegs == 0)
+		return fail_with(err, "ELF file has no PT_LOAD segment");
+	return 0;
+}
+
+static int check_segments(const struct buffer *f, int bits, struct segment *segs, int n,
+			  struct error *err)
+{
+	for (int i = 0; i < n; i++) {
+		const struct segment *s = &segs[i];
+		if (s->filesz > s->memsz)
+			return fail_with(err, "segment at 0x%llx has filesz > memsz", (unsigned long long)s->paddr);
+		if (s->offset > f->size || s->filesz > f->size - s->offset)
+			return fail_with(err, "segment at 0x%llx runs past the end of the file (truncated?)",
+					 (unsigned long long)s->paddr);
+		if (s->memsz > MAX_KERNEL_SPAN)
+			return fail_with(err, "segment at 0x%llx has an absurd memsz of %llu bytes",
+					 (unsigned long long)s->paddr, (unsigned long long)s->memsz);
+		if (s->paddr < LOW_MEMORY_END)
+			return fail_with(err, "segment loads at 0x%llx, below 1 MiB", (unsigned long long)s->paddr);
+		if (s->paddr >= ADDR_LIMIT || s->memsz > ADDR_LIMIT - s->paddr)
+			return fail_with(err, "%d-bit segment at 0x%llx reaches above 4 GiB", bits,
+					 (unsigned long long)s->paddr);
+	}
+	qsort(segs, (size_t)n, sizeof(*segs), by_paddr);
+	for (int i = 1; i < n; i++)
+		if (segs[i - 1].paddr + segs[i - 1].memsz > segs[i].paddr)
+			return fail_with(err, "segments at 0x%llx and 0x%llx overlap",
+					 (unsigned long long)segs[i - 1].paddr, (unsigned long long)segs[i].paddr);
+	return 0;
+}
+
+/* "Linux version 6.1.0-28-amd64 (...) #1 SMP ..." -> the part after the
+ * prefix, as Linux's own bzImage puts it in kernel_version. */
+static void find_version(struct kernel *k)
+{
+	static const char prefix[] = "Linux version ";
+	const uint8_t *d = k->blob.data, *end = d + k->blob.size;
+
+	k->version[0] = 0;
+	for (const uint8_t *p = d; (p = memmem(p, (size_t)(end - p), prefix, sizeof(prefix) - 1)); p++) {
+		const uint8_t *v = p + sizeof(prefix) - 1;
+		size_t n = 0;
+		while (v + n < end && n < KERNEL_VERSION_MAX - 1 && v[n] >= 0x20 && v[n] < 0x7f)
+			n++;
+		if (n >= 5 && v[0] >= '0' && v[0] <= '9') {  /* a real banner, not a format string */
+			memcpy(k->version, v, n);
+			k->version[n] = 0;
+			return;
+		}
+	}
+}
+
+int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, struct error *err)
+{
+	struct segment segs[MAX_SEGMENTS];
+	int n;
+
+	memset(k, 0, sizeof(*k));
+	if (read_headers(f, &k->bits, &k->entry, segs, &n, err) < 0)
+		return -1;
+	if (want_bits && want_bits != k->bits)
+		return fail_with(err, "ELF%d file, but a %d-bit kernel was asked for", k->bits, want_bits);
+	if (check_segments(f, k->bits, segs, n, err) < 0)
+		return -1;
+
+	uint64_t lo = segs[0].paddr, file_hi = lo, mem_hi = 0;
+	for (int i = 0; i < n; i++) {
+		if (segs[i].filesz && segs[i].paddr + segs[i].filesz > file_hi)
+			file_hi = segs[i].paddr + segs[i].filesz;
+		if (segs[i].paddr + segs[i].memsz > mem_hi)
+			mem_hi = segs[i].paddr + segs[i].memsz;
+	}
+	if (mem_hi - lo > MAX_KERNEL_SPAN)
+		return fail_with(err, "segments span %llu bytes: not a kernel", (unsigned long long)(mem_hi - lo));
+	if (k->entry < lo || k->entry >= file_hi)
+		return fail_with(err, "entry point 0x%llx lies outside the loaded segments",
+				 (unsigned long long)k->entry);
+
+	k->addr = lo;
+	k->segments = n;
+	k->zero_size = mem_hi - file_hi;
+	k->blob.size = (size_t)(file_hi - lo);
+	k->blob.data = calloc(1, k->blob.size ? k->blob.size : 1);
+	if (!k->blob.data)
+		return fail_with(err, "out of memory for a %zu-byte kernel", k->blob.size);
+	for (int i = 0; i < n; i++)
+		memcpy(k->blob.data + (segs[i].paddr - lo), f->data + segs[i].offset, segs[i].filesz);
+	find_version(k);
+	return 0;
+}

@@ -1,0 +1,167 @@
+/* image.c - lay out and assemble a bzpack image:
+ *
+ *   file:   [setup.bin | kernel_version string | pad to a sector]   real-mode part
+ *           [stub | bzpack_header | payload | pad to 16]           protected-mode part
+ *   memory: the protected-mode part at BZPACK_LOAD_ADDR; the kernel at its
+ *           own physical addresses; above both, the stub's scratch, and
+ *           above that the moved payload when it overlaps the kernel.
+ */
+#include "image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bzpack_format.h"
+#include "crc32c.h"
+#include "stubs.h"
+
+#define BZPACK_VERSION_STRING "bzpack 0.1"
+#define CMDLINE_SIZE          2048  /* Linux x86 COMMAND_LINE_SIZE */
+#define INITRD_ADDR_MAX       0x7fffffffu
+#define ADDR_LIMIT            (1ull << 32)
+
+static int plan(const struct kernel *k, const struct buffer *stub, uint64_t setup_size,
+		const struct buffer *payload, struct image_layout *l, struct error *err)
+{
+	memset(l, 0, sizeof(*l));
+	l->setup_size = setup_size;
+	l->stub_size = stub->size;
+	l->payload_size = payload->size;
+	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size, 16);
+	l->image_end = BZPACK_LOAD_ADDR + l->prot_size;
+	l->out_start = k->addr;
+	l->out_end = k->addr + k->blob.size + k->zero_size;
+
+	uint64_t payload_start = BZPACK_LOAD_ADDR + stub->size + BZPACK_HEADER_SIZE;
+	if (l->out_start < payload_start)
+		return fail_with(err, "kernel at 0x%llx would overwrite the boot stub at 0x%x-0x%llx",
+				 (unsigned long long)l->out_start, BZPACK_LOAD_ADDR,
+				 (unsigned long long)payload_start);
+	l->moves_payload = l->out_start < l->image_end;
+	l->scratch = align_up(l->image_end > l->out_end ? l->image_end : l->out_end, 4096);
+	uint64_t end = l->scratch + BZPACK_SCRATCH_SIZE;
+	if (l->moves_payload)
+		end += align_up(payload->size, 16);
+	if (end > ADDR_LIMIT)
+		return fail_with(err, "image needs memory up to 0x%llx, above 4 GiB", (unsigned long long)end);
+	l->init_size = end - BZPACK_LOAD_ADDR;
+	return 0;
+}
+
+static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
+			      uint64_t version_offset)
+{
+	memset(h, 0, sizeof(*h));
+	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
+	h->syssize = (uint32_t)(l->prot_size / 16);
+	h->vid_mode = 0xffff;                   /* "normal" */
+	h->boot_flag = SETUP_BOOT_FLAG;
+	h->jump = (uint16_t)(0xeb | (SETUP_HEADER_END - 0x202) << 8); /* jmp short setup_entry */
+	h->header = SETUP_HDRS_MAGIC;
+	h->version = SETUP_PROTOCOL_VERSION;
+	h->kernel_version = (uint16_t)(version_offset - 0x200);
+	h->loadflags = LOADFLAG_LOADED_HIGH;
+	h->code32_start = BZPACK_LOAD_ADDR;
+	h->initrd_addr_max = INITRD_ADDR_MAX;
+	h->kernel_alignment = 4096;
+	h->relocatable_kernel = 0;
+	h->min_alignment = 12;
+	h->cmdline_size = CMDLINE_SIZE - 1;
+	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
+	h->payload_length = (uint32_t)l->payload_size;
+	h->pref_address = BZPACK_LOAD_ADDR;
+	h->init_size = (uint32_t)l->init_size;
+	h->kernel_info_offset = (uint32_t)(l->stub_size + offsetof(struct bzpack_header, kernel_info));
+}
+
+static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, int codec,
+			       const struct buffer *payload, const struct image_layout *l)
+{
+	static struct crc32c_table crc;
+	crc32c_init(&crc);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = BZPACK_MAGIC;
+	h->version = BZPACK_FORMAT_VERSION;
+	h->codec = (uint8_t)codec;
+	h->bits = (uint8_t)k->bits;
+	h->header_size = BZPACK_HEADER_SIZE;
+	h->payload_size = (uint32_t)payload->size;
+	h->payload_crc = crc32c_update(&crc, 0, payload->data, payload->size);
+	h->out_addr = (uint32_t)k->addr;
+	h->out_size = (uint32_t)k->blob.size;
+	h->zero_size = (uint32_t)k->zero_size;
+	h->entry = k->entry;
+	h->scratch_addr = (uint32_t)l->scratch;
+	h->scratch_addr_check = ~(uint32_t)l->scratch;
+	h->init_size = (uint32_t)l->init_size;
+	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
+					       sizeof(struct kernel_info), 0 };
+	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
+}
+
+int image_build(const struct kernel *k, int codec, const struct buffer *payload,
+		struct buffer *image, struct image_layout *l, struct error *err)
+{
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec, k->bits);
+	char version[KERNEL_VERSION_MAX + 64];
+
+	if (!stub.size)
+		return fail_with(err, "no %d-bit stub for codec %s", k->bits, bzpack_codec_name((unsigned)codec));
+	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s, %d-bit%s",
+		 k->version, k->version[0] ? " [" : "", bzpack_codec_name((unsigned)codec), k->bits,
+		 k->version[0] ? "]" : "");
+	uint64_t version_offset = setup.size, version_len = strlen(version) + 1;
+	uint64_t setup_size = align_up(setup.size + version_len, SECTOR_SIZE);
+	if (setup.size + version_len > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
+		return fail_with(err, "internal error: real-mode part too large");
+	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX)
+		return fail_with(err, "kernel too large");
+	if (plan(k, &stub, setup_size, payload, l, err) < 0)
+		return -1;
+
+	image->size = l->setup_size + l->prot_size;
+	image->data = calloc(1, image->size);
+	if (!image->data)
+		return fail_with(err, "out of memory");
+	uint8_t *rm = image->data, *pm = image->data + l->setup_size;
+
+	memcpy(rm, setup.data, setup.size);
+	memcpy(rm + version_offset, version, version_len);
+	struct setup_header sh;
+	fill_setup_header(&sh, l, version_offset);
+	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
+
+	memcpy(pm, stub.data, stub.size);
+	struct bzpack_header bh;
+	fill_bzpack_header(&bh, k, codec, payload, l);
+	memcpy(pm + stub.size, &bh, sizeof(bh));
+	memcpy(pm + stub.size + sizeof(bh), payload->data, payload->size);
+	return 0;
+}
+
+void image_print_layout(FILE *out, const struct kernel *k, int codec, const struct image_layout *l)
+{
+	uint64_t overhead = l->setup_size + l->stub_size + BZPACK_HEADER_SIZE;
+
+	fprintf(out, "kernel:    ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
+		k->bits, k->segments, (unsigned long long)l->out_start, (unsigned long long)l->out_end,
+		k->blob.size, (unsigned long long)k->zero_size, (unsigned long long)k->entry);
+	if (k->version[0])
+		fprintf(out, "version:   %s\n", k->version);
+	fprintf(out, "codec:     %s, %zu -> %llu bytes (%.2f%%)\n", bzpack_codec_name((unsigned)codec),
+		k->blob.size, (unsigned long long)l->payload_size,
+		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);
+	fprintf(out, "setup:     %llu bytes (%llu sectors)\n", (unsigned long long)l->setup_size,
+		(unsigned long long)(l->setup_size / SECTOR_SIZE));
+	fprintf(out, "stub:      %llu bytes at 0x%x, header %d bytes\n", (unsigned long long)l->stub_size,
+		BZPACK_LOAD_ADDR, BZPACK_HEADER_SIZE);
+	fprintf(out, "overhead:  %llu bytes (setup + stub + header)\n", (unsigned long long)overhead);
+	fprintf(out, "image:     %llu bytes, protected-mode part ends at 0x%llx\n",
+		(unsigned long long)(l->setup_size + l->prot_size), (unsigned long long)l->image_end);
+	fprintf(out, "scratch:   0x%llx-0x%llx%s\n", (unsigned long long)l->scratch,
+		(unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
+		l->moves_payload ? ", payload moved above it before decompression" : "");
+	fprintf(out, "init_size: 0x%llx (%llu bytes)\n", (unsigned long long)l->init_size,
+		(unsigned long long)l->init_size);
+}

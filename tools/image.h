@@ -1,0 +1,29 @@
+/* image.h - lay out and assemble a bzpack image. */
+#ifndef IMAGE_H
+#define IMAGE_H
+
+#include <stdio.h>
+
+#include "kernel.h"
+#include "util.h"
+
+/* Where everything goes, in the file and in memory. */
+struct image_layout {
+	uint64_t setup_size;       /* real-mode part: boot sector + setup, whole sectors */
+	uint64_t stub_size;        /* protected-mode stub, up to _stub_end */
+	uint64_t payload_size;     /* compressed */
+	uint64_t prot_size;        /* stub + header + payload, 16-byte units */
+	uint64_t image_end;        /* BZPACK_LOAD_ADDR + prot_size */
+	uint64_t out_start, out_end; /* the kernel's memory, bss included */
+	uint64_t scratch;          /* page tables + stack */
+	int moves_payload;         /* the payload overlaps the kernel's memory */
+	uint64_t init_size;        /* from BZPACK_LOAD_ADDR to the last byte we touch */
+};
+
+int image_build(const struct kernel *k, int codec, const struct buffer *payload,
+		struct buffer *image, struct image_layout *layout, struct error *err);
+
+void image_print_layout(FILE *out, const struct kernel *k, int codec,
+			const struct image_layout *l);
+
+#endif

@@ -1,0 +1,10 @@
+/* stubs.h - the boot-side binaries the packer carries (tools/stubs.S). */
+#ifndef STUBS_H
+#define STUBS_H
+
+#include "util.h"
+
+struct buffer stub_setup_blob(void);
+struct buffer stub_blob(int codec, int bits);   /* size 0 if none */
+
+#endif
