@@ -48,11 +48,11 @@ deps:
 	@sh ci/deps.sh
 
 run: deps all
-	@sh ci/run-default.sh
+	@bash ci/run-default.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@sh ci/test.sh
+	@bash ci/test.sh
 
 clean:
 	rm -rf $(B)

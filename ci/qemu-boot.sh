@@ -43,7 +43,7 @@ args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
 
 : > "$log"
-"$qemu" "${args[@]}" </dev/null &
+"$qemu" "${args[@]}" </dev/null 2>"$log.stderr" &
 pid=$!
 end=$(( $(date +%s%N) / 1000000 + timeout * 1000 ))
 outcome=""

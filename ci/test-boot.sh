@@ -71,3 +71,19 @@ name="64-bit image on a 32-bit CPU stops with bzpack: error"
 if boot "$name" 100 "$T/testkern64-lz4.img" "$log" -q qemu-system-i386 -t 30; then
 	check "$name" grep -q "^bzpack: error: .*long mode" "$log"
 fi
+
+# A kernel whose memory overlaps the loaded image (at 2 MiB): the stub must
+# move the payload above the kernel before decompressing.
+for codec in none lz4; do
+	img=$T/testkern64-low-$codec.img
+	log=$T/testkern64-low-$codec.log
+	name="kernel overlapping the image ($codec): payload moved, boots"
+	$BZPACK -c $codec -o "$img" $B/images/testkern64-low.elf || { fail "$name" "pack failed"; continue; }
+	boot "$name" 33 "$img" "$log" -d -a "$CMDLINE" || continue
+	move=$(report_field "$log" move)
+	if [ "${move:-0}" -lt 1000 ]; then
+		fail "$name" "move=$move: the payload was not moved"
+	else
+		check "$name (move=$move)" grep -q "^testkern: OK bits=64$" "$log"
+	fi
+done

@@ -13,7 +13,11 @@
 
 FILLER_SIZE := 3145728
 
-TESTKERNELS := $(B)/images/testkern32.elf $(B)/images/testkern64.elf
+TESTKERNELS := $(B)/images/testkern32.elf $(B)/images/testkern64.elf $(B)/images/testkern64-low.elf
+
+# The 64-bit kernel again, at 2 MiB: its memory overlaps where the loader
+# puts the compressed image, so the stub has to move the payload first.
+TESTKERN_LOW_BASE := 0x200000
 
 # Freestanding, position-dependent.  No loop-to-memset/memcpy rewriting:
 # there is no C library to call.
@@ -60,3 +64,8 @@ $(B)/images/testkern$(1).elf: $(B)/images/$(1)/entry.o $(B)/images/$(1)/testkern
 endef
 
 $(foreach bits,32 64,$(eval $(call TESTKERN_RULES,$(bits))))
+
+$(B)/images/testkern64-low.elf: $(B)/images/64/entry.o $(B)/images/64/testkern.o \
+		$(B)/images/64/crc32c.o $(B)/images/64/filler.o linker/testkern.ld
+	$(LD) -m $(TESTKERN_LDEMU_64) --defsym=TESTKERN_BASE=$(TESTKERN_LOW_BASE) $(TESTKERN_LDFLAGS) \
+		-o $@ $(filter %.o,$^)

@@ -1,6 +1,10 @@
 /* bzpack.c - the packer's command line.
  *
  *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [-v] INPUT
+ *   bzpack --info INPUT
+ *
+ * INPUT is an x86 ELF kernel or a bzImage (Linux's, any codec, or one of
+ * ours), whose kernel is then unpacked and packed again.
  *
  * Exit status: 0 done, 1 bad input or failure (the message says which
  * file and why), 2 bad usage. */
@@ -10,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bzimage.h"
 #include "compress.h"
 #include "image.h"
 #include "kernel.h"
@@ -24,17 +29,69 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: bzpack [options] INPUT\n"
+		"       bzpack --info INPUT\n"
 		"Pack an x86 kernel (ELF32/ELF64, e.g. a vmlinux) into a bootable\n"
 		"bzImage: a tiny stub that decompresses it, checks it and enters it as\n"
-		"the Linux x86 boot protocol says.\n"
+		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
+		"with any of its codecs, or bzpack's own): its kernel is packed again.\n"
 		"\n"
 		"  -c, --codec=CODEC   lz4 (default) or none\n"
 		"  -l, --level=N       compression level (default: the codec's maximum)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"  -v, --verbose       print the layout and sizes\n"
+		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
+}
+
+static void print_kernel(FILE *out, const char *what, const struct kernel *k)
+{
+	fprintf(out, "%-15s ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
+		what, k->bits, k->segments, (unsigned long long)k->addr,
+		(unsigned long long)(k->addr + k->blob.size + k->zero_size), k->blob.size,
+		(unsigned long long)k->zero_size, (unsigned long long)k->entry);
+	if (k->version[0])
+		fprintf(out, "%-15s %s\n", "version:", k->version);
+}
+
+/* bzpack --info: a bzImage's headers, payload and kernel, or an ELF
+ * kernel as the packer sees it. */
+static int describe(const char *input, struct error *err)
+{
+	struct buffer file = { 0, 0 }, unpacked = { 0, 0 };
+	struct bzimage_info info;
+	struct kernel k;
+	int r = -1;
+
+	memset(&k, 0, sizeof(k));
+	if (read_file(input, &file, err) < 0)
+		goto done;
+	if (bzimage_detect(&file)) {
+		if (bzimage_extract(&file, &unpacked, &info, err) < 0)
+			goto done;
+		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
+		bzimage_print_info(stdout, &info);
+		if (!info.ours) {
+			struct error why;
+			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0)
+				print_kernel(stdout, "vmlinux:", &k);
+			else
+				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
+		}
+	} else {
+		if (kernel_from_elf(&file, 0, &k, err) < 0)
+			goto done;
+		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
+		printf("%-15s ELF%d x86 kernel, not a bzImage\n", "format:", k.bits);
+		print_kernel(stdout, "kernel:", &k);
+	}
+	r = 0;
+done:
+	free(file.data);
+	free(unpacked.data);
+	free(k.blob.data);
+	return r;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -54,9 +111,10 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
+		{ "info", no_argument, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
-	int codec = BZPACK_CODEC_LZ4, level = LEVEL_DEFAULT, bits = 0, verbose = 0, opt;
+	int codec = BZPACK_CODEC_LZ4, level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, opt;
 	const char *output = NULL;
 	char *end;
 
@@ -95,6 +153,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("bzpack %s\n", BZPACK_VERSION);
 			return 0;
+		case 'I':
+			info = 1;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -105,6 +166,14 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *input = argv[optind];
+	if (info) {
+		struct error err;
+		if (describe(input, &err) < 0) {
+			fprintf(stderr, "bzpack: %s: %s\n", input, err.msg);
+			return EXIT_BAD_INPUT;
+		}
+		return 0;
+	}
 	char *default_output = NULL;
 	if (!output) {
 		default_output = malloc(strlen(input) + sizeof(".bzimage"));
@@ -121,8 +190,18 @@ int main(int argc, char **argv)
 	const char *culprit = input;
 	int status = EXIT_BAD_INPUT;
 
-	if (read_file(input, &file, &err) < 0 || kernel_from_elf(&file, bits, &k, &err) < 0)
+	if (read_file(input, &file, &err) < 0)
 		goto out;
+	if (bzimage_detect(&file)) {
+		struct bzimage_info info;
+		if (bzimage_kernel(&file, bits, &k, &info, &err) < 0)
+			goto out;
+		if (verbose)
+			fprintf(stderr, "bzpack: %s: bzImage with %s payload, %llu bytes decompressed\n", input,
+				info.codec, (unsigned long long)info.decompressed_size);
+	} else if (kernel_from_elf(&file, bits, &k, &err) < 0) {
+		goto out;
+	}
 
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
