@@ -38,6 +38,12 @@ include tests/tests.mk
 
 all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS)
 
+# Objects depend on the flags they were built with: changing
+# EXTRA_STUB_CFLAGS rebuilds the stubs.
+$(B)/stub/cflags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(STUB_CFLAGS)' | cmp -s - $@ || echo '$(STUB_CFLAGS)' > $@
+
 # Generated constants: NASM and ld read the C header through this.
 $(B)/gen/bzpack_format.inc $(B)/gen/bzpack_format.ld: $(B)/tools/gen_consts
 	@mkdir -p $(B)/gen
@@ -46,6 +52,14 @@ $(B)/gen/bzpack_format.inc $(B)/gen/bzpack_format.ld: $(B)/tools/gen_consts
 
 deps:
 	@sh ci/deps.sh
+
+# Timing: see ci/bench.sh.  bench-check is CI's regression gate.
+bench: deps all
+	@B=$(B) bash ci/bench.sh run
+bench-check: deps all
+	@B=$(B) bash ci/bench.sh check
+bench-baseline: deps all
+	@B=$(B) bash ci/bench.sh baseline
 
 run: deps all
 	@bash ci/run-default.sh
@@ -57,7 +71,7 @@ test: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test clean
+.PHONY: all deps run test clean bench bench-check bench-baseline FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

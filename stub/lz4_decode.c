@@ -160,7 +160,7 @@ static inline uint64_t pattern8(const uint8_t *m, size_t off)
 	} else {
 		memcpy(&w, m, 4);
 	}
-	return (uint64_t)w << 32 | w;
+	return (uint64_t)w << 32 | w;   /* both halves equal: endian-neutral */
 }
 
 /* For offsets 3, 5, 6 and 7: writes the first 8 bytes of the match at op
@@ -192,7 +192,9 @@ static inline void copy_match_short(uint8_t *op, size_t off)
 	const uint8_t *m = op - off;
 
 	if (off >= 8) {
-		/* 8 <= off: no 8-byte piece overlaps its source. */
+		/* 8 <= off: no piece overlaps its own source; a later
+		 * piece may read what an earlier one wrote (off < 18),
+		 * which is the overlap the format means. */
 		memcpy(op, m, 8);
 		memcpy(op + 8, m + 8, 8);
 		memcpy(op + 16, m + 16, 2);
@@ -248,7 +250,9 @@ static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
 }
 
 /* Copies a match of len bytes with offset off, writing exactly
- * [op, op + len). */
+ * [op, op + len): every 8-byte piece is taken only while at least 8 bytes
+ * remain, the rest goes byte by byte.  Used by the safe loop and for long
+ * matches that end too close to oend for copy_match_wild. */
 static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 {
 	uint8_t *const end = op + len;
@@ -268,7 +272,7 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 			op += 8;
 		}
 		m = op - off;
-	} else if (len >= 8) {
+	} else if (len >= 8) {   /* spread_small_offset writes 8 bytes */
 		m = spread_small_offset(op, off);
 		op += 8;
 		while ((size_t)(end - op) >= 8) {

@@ -116,9 +116,13 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	/* 3. The payload must not be overwritten before it has been read. */
 	uint64_t t0 = read_tsc();
 	if (ranges_overlap(src, out)) {
-		struct mem_range moved = { scratch.end, scratch.end + hdr->payload_size };
-		check_range(bp, "payload move", moved);
-		payload = memmove((void *)(uintptr_t)moved.start, payload, hdr->payload_size);
+		/* The packer reserved room right above the scratch (init_size
+		 * covers it); if the loader put something there, look further. */
+		const struct mem_range avoid[] = { { BZPACK_LOAD_ADDR, src.end }, out, scratch };
+		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, avoid, 3);
+		if (!to)
+			check_range(bp, "payload move", (struct mem_range){ scratch.end, scratch.end + hdr->payload_size });
+		payload = memmove((void *)(uintptr_t)to, payload, hdr->payload_size);
 	}
 	uint64_t t1 = read_tsc();
 

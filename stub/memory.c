@@ -6,6 +6,7 @@
 
 #define SETUP_DATA_MAX_NODES 64 /* a loop guard: real lists hold a handful */
 #define ADDR_LIMIT (1ull << 32) /* the stub reaches only the low 4 GiB */
+#define MOVE_ALIGN 4096
 
 struct setup_data_node {
 	uint64_t next;
@@ -50,36 +51,79 @@ static uint64_t cmdline_length(const struct boot_params *bp)
 	return n + 1;
 }
 
+/* What the loader handed over that the kernel still needs.  Returns the
+ * count; names go with them for messages. */
+#define LOADER_REGIONS_MAX (3 + SETUP_DATA_MAX_NODES)
+
+static int loader_regions(const struct boot_params *bp, struct mem_range *r, const char **what)
+{
+	int n = 0;
+
+	r[n] = (struct mem_range){ (uintptr_t)bp, (uintptr_t)bp + BOOT_PARAMS_SIZE };
+	what[n++] = "collides with boot_params";
+
+	r[n] = (struct mem_range){ cmdline_addr(bp), cmdline_addr(bp) + cmdline_length(bp) };
+	what[n++] = "collides with the command line";
+
+	uint64_t initrd_addr = bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32;
+	uint64_t initrd_size = bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32;
+	r[n] = (struct mem_range){ initrd_addr, initrd_addr + initrd_size };
+	what[n++] = "collides with the initrd";
+
+	uint64_t node = bp->hdr.setup_data;
+	for (int i = 0; node && node < ADDR_LIMIT && i < SETUP_DATA_MAX_NODES; i++) {
+		const struct setup_data_node *sd = (const void *)(uintptr_t)node;
+		r[n] = (struct mem_range){ node, node + sizeof(*sd) + sd->len };
+		what[n++] = "collides with setup_data";
+		node = sd->next;
+	}
+	return n;
+}
+
 const char *memory_check_writable(const struct boot_params *bp, struct mem_range r)
 {
+	struct mem_range regions[LOADER_REGIONS_MAX];
+	const char *what[LOADER_REGIONS_MAX];
+
 	if (bp->e820_entries == 0)
 		return "has no E820 memory map to be checked against";
 	if (r.end > ADDR_LIMIT)
 		return "lies above 4 GiB";
 	if (!is_ram(bp, r))
 		return "is not RAM in the E820 map";
-
-	struct mem_range zero_page = { (uintptr_t)bp, (uintptr_t)bp + BOOT_PARAMS_SIZE };
-	if (ranges_overlap(r, zero_page))
-		return "collides with boot_params";
-
-	struct mem_range cmdline = { cmdline_addr(bp), cmdline_addr(bp) + cmdline_length(bp) };
-	if (ranges_overlap(r, cmdline))
-		return "collides with the command line";
-
-	uint64_t initrd_addr = bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32;
-	uint64_t initrd_size = bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32;
-	struct mem_range initrd = { initrd_addr, initrd_addr + initrd_size };
-	if (initrd_size && ranges_overlap(r, initrd))
-		return "collides with the initrd";
-
-	uint64_t node = bp->hdr.setup_data;
-	for (int i = 0; node && node < ADDR_LIMIT && i < SETUP_DATA_MAX_NODES; i++) {
-		const struct setup_data_node *sd = (const void *)(uintptr_t)node;
-		struct mem_range extent = { node, node + sizeof(*sd) + sd->len };
-		if (ranges_overlap(r, extent))
-			return "collides with setup_data";
-		node = sd->next;
-	}
+	int n = loader_regions(bp, regions, what);
+	for (int i = 0; i < n; i++)
+		if (ranges_overlap(r, regions[i]))
+			return what[i];
 	return 0;
+}
+
+static int fits(const struct boot_params *bp, struct mem_range r, const struct mem_range *avoid, int n_avoid)
+{
+	if (memory_check_writable(bp, r))
+		return 0;
+	for (int i = 0; i < n_avoid; i++)
+		if (ranges_overlap(r, avoid[i]))
+			return 0;
+	return 1;
+}
+
+uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
+			  const struct mem_range *avoid, int n_avoid)
+{
+	struct mem_range regions[LOADER_REGIONS_MAX];
+	const char *what[LOADER_REGIONS_MAX];
+	int n = loader_regions(bp, regions, what);
+	uint64_t best = 0;
+
+	/* The lowest fit starts at `from` or right after something in the way. */
+	for (int i = -1; i < n + n_avoid; i++) {
+		uint64_t c = i < 0 ? from : i < n ? regions[i].end : avoid[i - n].end;
+		c = (c + MOVE_ALIGN - 1) & ~(uint64_t)(MOVE_ALIGN - 1);
+		if (c < from || (best && c >= best))
+			continue;
+		if (fits(bp, (struct mem_range){ c, c + size }, avoid, n_avoid))
+			best = c;
+	}
+	return best;
 }

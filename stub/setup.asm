@@ -116,7 +116,7 @@ read_e820:
         ret
 
 ; enable_a20: ask the BIOS, then the "fast A20" port, and check that
-; 1 MiB no longer wraps to 0.  Clobbers ax, cx, fs, gs.
+; 1 MiB no longer wraps to 0.  Clobbers ax, dx, fs, gs.
 enable_a20:
         call    a20_on                      ; already on? (QEMU: yes)
         je      .ok                         ;
@@ -135,28 +135,27 @@ enable_a20:
 .ok:
         ret
 
-; a20_on: ZF = 1 if A20 is on.  Writes two different values to 0000:0500 and
-; checks that FFFF:0510 (the same address if A20 wraps) does not follow.
+; a20_on: ZF = 1 if A20 is on.  Linear 0x100500 (FFFF:0510) is the same
+; byte as 0x000500 (0000:0500) when A20 wraps: write 0x500 with the
+; complement of what 0x100500 holds and see whether 0x100500 follows.
+; Clobbers ax, dx, fs, gs.
 a20_on:
         xor     ax, ax                      ;
         mov     fs, ax                      ; fs:0500 = linear 0x000500
         not     ax                          ;
         mov     gs, ax                      ; gs:0510 = linear 0x100500
-        mov     cx, 2                       ; two tries with different values
-.try:
-        mov     al, [fs:0x500]              ; keep the low byte's value
-        push    ax                          ;
-        inc     al                          ; something different from before
-        mov     [fs:0x500], al              ;
-        cmp     al, [gs:0x510]              ; wraps: they are the same byte
-        pop     ax                          ;
-        mov     [fs:0x500], al              ; restore (flags unaffected)
-        jne     .on                         ; differ: A20 is on
-        loop    .try                        ; once more, in case of chance
-        or      al, 1                       ; ZF = 0 (al | 1 is nonzero): off
-        ret                                 ;
-.on:
+        mov     al, [gs:0x510]              ; what the high byte holds
+        mov     ah, [fs:0x500]              ; the low byte, to restore
+        mov     dl, al                      ;
+        not     dl                          ; surely different from al
+        mov     [fs:0x500], dl              ;
+        cmp     dl, [gs:0x510]              ; followed the write: wrapped
+        mov     [fs:0x500], ah              ; restore (flags unaffected)
+        je      .off                        ;
         cmp     al, al                      ; ZF = 1: on
+        ret                                 ;
+.off:
+        or      dl, 1                       ; ZF = 0 (nonzero result): off
         ret
 
 ; real_mode_error: print "bzpack: error: " and the string at ds:si on COM1,

@@ -32,6 +32,9 @@ struct mem_range {
 	uint64_t start, end;    /* [start, end) */
 };
 const char *memory_check_writable(const struct boot_params *bp, struct mem_range r);
+/* Lowest address >= from with size writable bytes clear of avoid[]; 0 if none. */
+uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
+			  const struct mem_range *avoid, int n_avoid);
 
 static inline int ranges_overlap(struct mem_range a, struct mem_range b)
 {

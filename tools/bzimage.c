@@ -513,7 +513,7 @@ static int read_setup_header(const struct buffer *f, struct bzimage_info *info, 
 		return fail_with(err, "bzImage boot protocol %u.%02u has no payload fields (2.08 or later needed)",
 				 h.version >> 8, h.version & 0xff);
 	if (f->size <= info->setup_size)
-		return fail_with(err, "truncated bzImage: %zu bytes, but the real-mode part alone is %llu",
+		return fail_with(err, "truncated bzImage: %zu bytes, nothing after the %llu-byte real-mode part",
 				 f->size, (unsigned long long)info->setup_size);
 	info->prot_size = f->size - info->setup_size;
 	info->relocatable = h.relocatable_kernel;
@@ -598,6 +598,10 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, struct buffer *
 	case BZPACK_CODEC_LZ4:
 		s = lz4_decode(payload, h->payload_size, out->data, out->size);
 		break;
+	default:
+		free(out->data);
+		out->data = NULL;
+		return fail_with(err, "bzpack payload: no host decoder for codec %s", info->codec);
 	}
 	if (s != DECODE_OK) {
 		free(out->data);
@@ -704,6 +708,11 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 		return -1;
 	if (!info->ours) {
 		struct error e;
+		if (out.size < SELFMAG || memcmp(out.data, ELFMAG, SELFMAG) != 0) {
+			free(out.data);
+			return fail_with(err, "bzImage payload: the decompressed %s data is not an ELF vmlinux",
+					 info->codec);
+		}
 		int r = kernel_from_elf(&out, want_bits, k, &e);
 		free(out.data);
 		if (r < 0)

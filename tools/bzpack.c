@@ -190,6 +190,7 @@ int main(int argc, char **argv)
 	const char *culprit = input;
 	int status = EXIT_BAD_INPUT;
 
+	memset(&k, 0, sizeof(k));
 	if (read_file(input, &file, &err) < 0)
 		goto out;
 	if (bzimage_detect(&file)) {
@@ -228,6 +229,7 @@ out:
 	free(file.data);
 	free(payload.data);
 	free(image.data);
+	free(k.blob.data);
 	free(default_output);
 	return status;
 }

@@ -1,0 +1,89 @@
+# fuzz.mk - sanitizer builds of the host side and libFuzzer targets.
+# Included by the top Makefile (uses B, CC, HOST_CFLAGS, TEST_SAN_FLAGS,
+# BZPACK_SRCS, BZPACK_LIBS and the stub blobs from there).
+#
+#   $(B)/asan/bzpack          the packer, every source built with ASan +
+#                             UBSan (ci/test-malformed.sh runs the
+#                             malformed-input corpus through it); part of
+#                             `make all`
+#   $(B)/fuzz/fuzz_lz4        libFuzzer target: stub/lz4_decode.c, checked
+#                             against liblz4 (tests/fuzz_lz4.c)
+#   $(B)/fuzz/seeds/lz4/      its seed corpus, made by $(B)/fuzz/mkseeds_lz4
+#   make fuzz                 run every fuzzer for FUZZ_SECONDS (default 30)
+#                             seconds; fails if one finds a crash
+#
+# The fuzzers need clang with libFuzzer (Debian 12: clang-14 and
+# libclang-rt-14-dev, see ci/fuzz-deps.txt).  They live in $(B)/fuzz/, not
+# $(B)/tests/: ci/test-host.sh runs every executable there.
+
+# ---- the packer under ASan + UBSan ----------------------------------------
+
+ASAN_BZPACK_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_BZPACK_OBJS  := $(patsubst %.c,$(B)/asan/%.o,$(BZPACK_SRCS))
+
+$(B)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(ASAN_BZPACK_FLAGS) -c -o $@ $<
+
+# The stub binaries are data: the plain build's blob object is reused.
+$(B)/asan/bzpack: $(ASAN_BZPACK_OBJS) $(B)/host/tools/stubs_blob.o
+	$(CC) $(ASAN_BZPACK_FLAGS) -o $@ $^ $(BZPACK_LIBS)
+
+all: $(B)/asan/bzpack
+
+# ---- libFuzzer -------------------------------------------------------------
+
+FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
+FUZZ_SECONDS ?= 30
+# Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
+FUZZ_ARGS    ?=
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L -Istub \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZERS      := lz4
+
+$(B)/fuzz/fuzz_lz4: tests/fuzz_lz4.c stub/lz4_decode.c stub/decode.h stub/mem.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c stub/lz4_decode.c -llz4
+
+# Seeds: small inputs compressed by liblz4 (fast and HC), in the fuzzer's
+# input format.  Plain host build: it only writes files.
+$(B)/fuzz/mkseeds_lz4: tests/fuzz_lz4.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -DFUZZ_LZ4_MKSEEDS -o $@ $< -llz4
+
+$(B)/fuzz/seeds/lz4.stamp: $(B)/fuzz/mkseeds_lz4
+	rm -rf $(B)/fuzz/seeds/lz4
+	@mkdir -p $(B)/fuzz/seeds/lz4
+	$(B)/fuzz/mkseeds_lz4 $(B)/fuzz/seeds/lz4
+	@touch $@
+
+fuzz-build: $(foreach f,$(FUZZERS),$(B)/fuzz/fuzz_$(f) $(B)/fuzz/seeds/$(f).stamp)
+
+# Each fuzzer: the seeds plus what earlier runs found ($(B)/fuzz/corpus/),
+# FUZZ_SECONDS of fuzzing, crash files in $(B)/fuzz/crashes/.  The summary
+# line comes from libFuzzer's own final statistics.
+fuzz: fuzz-build
+	@fail=0; for f in $(FUZZERS); do \
+		mkdir -p $(B)/fuzz/corpus/$$f $(B)/fuzz/crashes/$$f; \
+		log=$(B)/fuzz/$$f.log; \
+		echo "fuzz $$f: $(FUZZ_SECONDS) s, log in $$log"; \
+		if $(B)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(B)/fuzz/crashes/$$f/ $(FUZZ_ARGS) \
+			$(B)/fuzz/corpus/$$f $(B)/fuzz/seeds/$$f > $$log 2>&1; then \
+			status=ok; \
+		else \
+			status=FAIL; fail=1; \
+		fi; \
+		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
+		rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
+		cov=$$(grep -Eo 'cov: [0-9]+' $$log | tail -n 1); \
+		corp=$$(ls $(B)/fuzz/corpus/$$f | wc -l); \
+		crashes=$$(ls $(B)/fuzz/crashes/$$f | wc -l); \
+		echo "fuzz $$f: $$status: $${runs:-?} execs ($${rate:-?}/s), $${cov:-cov: ?}, corpus $$corp, crash files $$crashes"; \
+		if [ $$status = FAIL ]; then \
+			grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' $$log | head -n 5; \
+			ls $(B)/fuzz/crashes/$$f | sed "s|^|  $(B)/fuzz/crashes/$$f/|"; \
+		fi; \
+	done; exit $$fail
+
+.PHONY: fuzz fuzz-build
