@@ -35,6 +35,8 @@ include stub/stub.mk
 include tools/tools.mk
 include images/images.mk
 include tests/tests.mk
+include tools/bench.mk
+include tests/fuzz.mk
 
 all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS)
 

@@ -20,6 +20,14 @@ if [ ! -x "$exe" ]; then
 	exit 1
 fi
 
+# Debian's vmlinuz, once fetched, gives its vmlinux to whoever asks.
+for a in amd64 i386; do
+	z=$B/debian/$a/vmlinuz
+	if [ -s "$z" ] && [ ! -s "$B/debian/$a/vmlinux" ] && [ -x "$B/bzpack" ]; then
+		"$B/bzpack" --extract -o "$B/debian/$a/vmlinux" "$z"
+	fi
+done
+
 inputs=()
 for f in "$B/images/testkern32.elf" "$B/images/testkern64.elf" \
 	 "$B/debian/amd64/vmlinux" "$B/debian/i386/vmlinux"; do

@@ -6,7 +6,9 @@ set -eu
 PACKAGES="make gcc gcc-multilib libc6-dev-i386 binutils nasm file
 qemu-system-x86 liblz4-dev lz4
 zlib1g-dev libbz2-dev liblzma-dev libzstd-dev liblzo2-dev
-gzip bzip2 xz-utils lzop zstd cpio"
+gzip bzip2 xz-utils lzop zstd cpio
+libdeflate-dev gnuplot-nox
+grub-pc-bin grub-common xorriso mtools"
 
 missing=""
 for p in $PACKAGES; do

@@ -11,14 +11,15 @@
 #     -c CPU       -cpu model
 #     -d           deterministic: -icount shift=0,sleep=off (rdtsc counts instructions)
 #     -e REGEX     also stop when a serial line matches REGEX (exit 0)
+#     -C           IMAGE is a bootable ISO (GRUB): boot it as a CD-ROM
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex=""
-while getopts "q:t:a:i:m:c:de:" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom=""
+while getopts "q:t:a:i:m:c:de:C" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -28,7 +29,8 @@ while getopts "q:t:a:i:m:c:de:" opt; do
 	c) cpu=$OPTARG ;;
 	d) icount=1 ;;
 	e) stop_regex=$OPTARG ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] IMAGE LOG" >&2; exit 2 ;;
+	C) cdrom=1 ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C] IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -36,10 +38,16 @@ shift $((OPTIND - 1))
 image=$1 log=$2
 
 args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
-	-device isa-debug-exit,iobase=0xf4,iosize=4 -kernel "$image")
+	-device isa-debug-exit,iobase=0xf4,iosize=4)
+if [ -n "$cdrom" ]; then
+	args+=(-cdrom "$image")
+else
+	args+=(-kernel "$image")
+fi
 [ -n "$append" ] && args+=(-append "$append")
 [ -n "$initrd" ] && args+=(-initrd "$initrd")
 [ -n "$cpu" ] && args+=(-cpu "$cpu")
+[ -n "$cdrom" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's grub.cfg" >&2; exit 2; }; }
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
 
 : > "$log"
@@ -48,7 +56,7 @@ pid=$!
 end=$(( $(date +%s%N) / 1000000 + timeout * 1000 ))
 outcome=""
 while kill -0 "$pid" 2>/dev/null; do
-	if grep -q "^bzpack: error:" "$log"; then
+	if grep -aEq $'^\r?bzpack: error:' "$log"; then   # GRUB ends lines with \n\r
 		outcome=100
 	elif [ -n "$stop_regex" ] && grep -Eq "$stop_regex" "$log"; then
 		outcome=0
@@ -60,6 +68,6 @@ while kill -0 "$pid" 2>/dev/null; do
 		wait "$pid" 2>/dev/null
 		exit "$outcome"
 	fi
-	sleep 0.05
+	sleep 0.02
 done
 wait "$pid"

@@ -717,6 +717,9 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 		free(out.data);
 		if (r < 0)
 			return fail_with(err, "vmlinux in the bzImage: %s", e.msg);
+		/* Linux's own short form beats the banner found in the vmlinux. */
+		if (info->kernel_version[0])
+			snprintf(k->version, sizeof(k->version), "%s", info->kernel_version);
 		return 0;
 	}
 

@@ -30,6 +30,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: bzpack [options] INPUT\n"
 		"       bzpack --info INPUT\n"
+		"       bzpack --extract -o OUT INPUT\n"
 		"Pack an x86 kernel (ELF32/ELF64, e.g. a vmlinux) into a bootable\n"
 		"bzImage: a tiny stub that decompresses it, checks it and enters it as\n"
 		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
@@ -41,6 +42,7 @@ static void usage(FILE *out)
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"  -v, --verbose       print the layout and sizes\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
+		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
 }
@@ -94,6 +96,32 @@ done:
 	return r;
 }
 
+/* bzpack --extract: a bzImage's decompressed payload, as is: a Linux
+ * vmlinux (ELF, perhaps followed by relocations), or for our own images
+ * the kernel's memory from out_addr. */
+static int extract(const char *input, const char *output, const char **culprit, struct error *err)
+{
+	struct buffer file = { 0, 0 }, unpacked = { 0, 0 };
+	struct bzimage_info info;
+	int r = -1;
+
+	*culprit = input;
+	if (read_file(input, &file, err) < 0)
+		goto done;
+	if (!bzimage_detect(&file)) {
+		fail_with(err, "not a bzImage: nothing to extract");
+		goto done;
+	}
+	if (bzimage_extract(&file, &unpacked, &info, err) < 0)
+		goto done;
+	*culprit = output;
+	r = write_file_atomic(output, unpacked.data, unpacked.size, err);
+done:
+	free(file.data);
+	free(unpacked.data);
+	return r;
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -112,13 +140,14 @@ int main(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ "info", no_argument, 0, 'I' },
+		{ "extract", no_argument, 0, 'x' },
 		{ 0, 0, 0, 0 },
 	};
-	int codec = BZPACK_CODEC_LZ4, level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, opt;
+	int codec = BZPACK_CODEC_LZ4, level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
 	const char *output = NULL;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "c:l:b:o:vh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			codec = codec_from_name(optarg);
@@ -150,6 +179,9 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'x':
+			unpack = 1;
+			break;
 		case 'V':
 			printf("bzpack %s\n", BZPACK_VERSION);
 			return 0;
@@ -170,6 +202,19 @@ int main(int argc, char **argv)
 		struct error err;
 		if (describe(input, &err) < 0) {
 			fprintf(stderr, "bzpack: %s: %s\n", input, err.msg);
+			return EXIT_BAD_INPUT;
+		}
+		return 0;
+	}
+	if (unpack) {
+		struct error err;
+		const char *culprit;
+		if (!output) {
+			fprintf(stderr, "bzpack: --extract needs -o OUT\n");
+			return EXIT_USAGE;
+		}
+		if (extract(input, output, &culprit, &err) < 0) {
+			fprintf(stderr, "bzpack: %s: %s\n", culprit, err.msg);
 			return EXIT_BAD_INPUT;
 		}
 		return 0;

@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-#define KERNEL_VERSION_MAX 160
+#define KERNEL_VERSION_MAX 256
 
 struct kernel {
 	int bits;                  /* 32 or 64: the mode it is entered in */

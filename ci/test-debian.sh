@@ -1,0 +1,114 @@
+# test-debian.sh - Debian's own amd64 and i386 kernels, repacked by bzpack,
+# booted to userspace (a busybox initramfs prints a marker) through QEMU
+# -kernel and through GRUB; memory-tight layouts; a side-by-side table
+# against Debian's own vmlinuz.  The packages are fetched once by
+# ci/fetch-debian.sh and cached under build/debian/.
+DEB=$B/debian
+MARKER="^bzpack-initramfs: userspace reached"
+DEB_CMDLINE="console=ttyS0 earlyprintk=ttyS0 panic=-1"
+
+if ! bash ci/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
+	fail "fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
+	return 0 2>/dev/null || exit 0
+fi
+
+# arch, qemu, word size
+for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
+	set -- $spec
+	arch=$1 qemu=$2 bits=$3
+	vmlinuz=$DEB/$arch/vmlinuz
+	initrd=$T/initrd-$arch.gz
+	img=$T/debian-$arch-lz4.img
+	kver=$(cat "$DEB/$arch/kernel-package")
+	[ -s "$initrd" ] || bash ci/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
+
+	info=$($BZPACK --info "$vmlinuz" 2>&1)
+	check "--info describes Debian's $arch vmlinuz (xz payload, protocol 2.15)" \
+		bash -c 'grep -qi "codec.*xz" <<<"$1" && grep -q "2\.15" <<<"$1"' _ "$info"
+
+	if ! out=$($BZPACK -b $bits -o "$img" "$vmlinuz" 2>&1); then
+		fail "repack Debian $arch ($kver) with lz4" "$out"
+		continue
+	fi
+	pass "repack Debian $arch ($kver) with lz4: $(stat -c %s "$vmlinuz") -> $(stat -c %s "$img") bytes"
+	info=$($BZPACK --info "$img" 2>&1)
+	check "--info describes our $arch image (lz4)" grep -qi "codec.*lz4" <<<"$info"
+
+	log=$T/debian-$arch-kernel.log
+	name="Debian $arch via QEMU -kernel reaches userspace"
+	if boot "$name" 0 "$img" "$log" -q $qemu -m 512M -t 120 -i "$initrd" -a "$DEB_CMDLINE" -e "$MARKER"; then
+		check "$name ($(grep -m1 -o 'cycles=[0-9]*' "$log"))" grep -q "^bzpack: codec=lz4 " "$log"
+	fi
+
+	iso=$T/debian-$arch-grub.iso
+	log=$T/debian-$arch-grub.log
+	name="Debian $arch via GRUB (32-bit boot protocol) reaches userspace"
+	if bash ci/mkgrubiso.sh "$img" "$initrd" "$DEB_CMDLINE" "$iso" 2> "$T/grub-$arch.err"; then
+		if boot "$name" 0 "$iso" "$log" -C -q $qemu -m 512M -t 180 -e "$MARKER"; then
+			check "$name" grep -aEq $'^\r?bzpack: codec=lz4 ' "$log"
+		fi
+	else
+		fail "$name" "$(cat "$T/grub-$arch.err")"
+	fi
+done
+
+# Tight memory: a large initrd near the top of 160 MiB and a 64-bit kernel
+# whose memory ends at ~74 MiB.  A layout that put scratch or a moved
+# payload "somewhere high" would land on the initrd.
+big_initrd=$T/initrd-amd64-big.gz
+[ -s "$big_initrd" ] || bash ci/mkinitramfs.sh "$DEB/amd64/busybox" "$big_initrd" 40
+if [ -s "$T/debian-amd64-lz4.img" ]; then
+	log=$T/debian-amd64-tight.log
+	name="Debian amd64, lz4, -m 160M with a 40 MiB initrd: reaches userspace"
+	boot "$name" 0 "$T/debian-amd64-lz4.img" "$log" -m 160M -t 120 -i "$big_initrd" -a "$DEB_CMDLINE" -e "$MARKER" && pass "$name"
+
+	# Stored: the 60 MB payload overlaps the kernel and must move; the room
+	# reserved above the kernel is free at 256M but not at 160M.
+	img=$T/debian-amd64-none.img
+	$BZPACK -c none -o "$img" "$DEB/amd64/vmlinuz" 2>/dev/null
+	log=$T/debian-amd64-none-256.log
+	name="Debian amd64, none (payload moved), -m 256M with a 40 MiB initrd: reaches userspace"
+	if boot "$name" 0 "$img" "$log" -m 256M -t 120 -i "$big_initrd" -a "$DEB_CMDLINE" -e "$MARKER"; then
+		move=$(report_field "$log" move)
+		check "$name (move=$move)" test "${move:-0}" -gt 1000000
+	fi
+	log=$T/debian-amd64-none-160.log
+	name="Debian amd64, none, -m 160M with a 40 MiB initrd: refuses cleanly (no room to move)"
+	if boot "$name" 100 "$img" "$log" -m 160M -t 120 -i "$big_initrd" -a "$DEB_CMDLINE" -e "$MARKER"; then
+		check "$name" grep -q "^bzpack: error: .*collides with the initrd\|^bzpack: error: .*not RAM" "$log"
+	fi
+fi
+
+# Side by side: Debian's vmlinuz against ours, wall time from QEMU start
+# to "Linux version" (earlyprintk), median of 3 boots taken in alternation.
+# For people: printed, never a pass/fail threshold.
+boot_ms() {   # boot_ms QEMU IMAGE INITRD -> milliseconds to "Linux version"
+	local t0 t1
+	t0=$(date +%s%N)
+	bash ci/qemu-boot.sh -q "$1" -m 512M -t 120 -i "$3" -a "$DEB_CMDLINE" -e "Linux version" "$2" "$T/side.log" >/dev/null
+	t1=$(date +%s%N)
+	grep -q "Linux version" "$T/side.log" && echo $(( (t1 - t0) / 1000000 )) || echo -1
+}
+median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+init_size() { $BZPACK --info "$1" 2>/dev/null | sed -n 's/^ *init_size: *\(0x[0-9a-f]*\).*/\1/p' | head -n 1; }
+
+echo
+printf '%-26s %-22s %12s %14s %18s\n' kernel image "file bytes" init_size "to 'Linux version'"
+for spec in "amd64 qemu-system-x86_64" "i386 qemu-system-i386"; do
+	set -- $spec
+	arch=$1 qemu=$2
+	ours=$T/debian-$arch-lz4.img theirs=$DEB/$arch/vmlinuz
+	[ -s "$ours" ] || continue
+	a=() b=()
+	for i in 1 2 3; do
+		a+=($(boot_ms $qemu "$theirs" "$T/initrd-$arch.gz"))
+		b+=($(boot_ms $qemu "$ours" "$T/initrd-$arch.gz"))
+	done
+	ma=$(median3 "${a[@]}") mb=$(median3 "${b[@]}")
+	printf '%-26s %-22s %12s %14s %15s ms\n' "$(cat "$DEB/$arch/kernel-package")" "Debian vmlinuz (xz)" \
+		"$(stat -c %s "$theirs")" "$(init_size "$theirs")" "$ma"
+	printf '%-26s %-22s %12s %14s %15s ms\n' "" "bzpack (lz4)" "$(stat -c %s "$ours")" "$(init_size "$ours")" "$mb"
+	check "side by side $arch: both kernels printed 'Linux version' (debian ${a[*]} ms, bzpack ${b[*]} ms)" \
+		test "$ma" -gt 0 -a "$mb" -gt 0
+done
+echo
