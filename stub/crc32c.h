@@ -10,12 +10,17 @@
 
 #define CRC32C_POLY_REFLECTED 0x82f63b78u
 
-/* Slicing-by-8: eight 256-entry tables, eight input bytes per step. */
+/* The SSE4.2 crc32 instruction where the CPU has it (every x86 since
+ * 2008); otherwise slicing-by-8: eight 256-entry tables, eight input bytes
+ * per step. */
 struct crc32c_table {
-	uint32_t t[8][256];
+	int hw;                 /* use the crc32 instruction */
+	uint32_t t[8][256];     /* built only when !hw */
 };
 
-void crc32c_init(struct crc32c_table *tab);
+/* Probes the CPU and builds the tables if it must; force_tables skips the
+ * probe (the host tests check both paths). */
+void crc32c_init(struct crc32c_table *tab, int force_tables);
 
 /* Continue a CRC: crc32c_update(tab, 0, a, n) starts a new one; the
  * pre- and post-inversion are done inside, so calls chain. */

@@ -94,7 +94,7 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	struct crc32c_table crc;
 
 	serial_init();
-	crc32c_init(&crc);
+	crc32c_init(&crc, 0);
 	check_header(hdr, &crc);
 
 	/* 2. The plan the packer wrote, against what the loader did. */

@@ -13,10 +13,10 @@ $(B)/stub/setup.bin: stub/setup.asm $(GEN_INC)
 	$(NASM) -f bin -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
 # C objects, once per word size
-$(B)/stub/32/%.o: stub/%.c $(B)/stub/cflags
+$(B)/stub/32/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_32) -c -o $@ $<
-$(B)/stub/64/%.o: stub/%.c $(B)/stub/cflags
+$(B)/stub/64/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_64) -c -o $@ $<
 

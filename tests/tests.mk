@@ -45,3 +45,9 @@ check-lz4: $(B)/tests/test_lz4 $(B)/tests/test_lz4_asan
 	$(B)/tests/test_lz4_asan $(TEST_LZ4_ARGS)
 
 .PHONY: check-lz4
+
+# CRC-32C: check value, SSE4.2 path against the table path.
+HOST_TESTS += $(B)/tests/test_crc32c
+$(B)/tests/test_crc32c: tests/test_crc32c.c stub/crc32c.c stub/crc32c.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -o $@ tests/test_crc32c.c stub/crc32c.c

@@ -554,7 +554,7 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, struct buffer *
 	static struct crc32c_table crc;
 	struct bzpack_header *h = &info->header;
 
-	crc32c_init(&crc);
+	crc32c_init(&crc, 0);
 	memcpy(h, raw, sizeof(*h));
 	info->ours = 1;
 	info->stub_size = info->payload_offset - BZPACK_HEADER_SIZE;

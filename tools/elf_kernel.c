@@ -85,7 +85,9 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 			ptype = ph.p_type;
 			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_filesz, ph.p_memsz };
 		}
-		if (ptype != PT_LOAD || s.memsz == 0)
+		/* An empty PT_LOAD loads nothing; one with file bytes but
+		 * no memory is caught as filesz > memsz below. */
+		if (ptype != PT_LOAD || (s.memsz == 0 && s.filesz == 0))
 			continue;
 		if (*nsegs == MAX_SEGMENTS)
 			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
@@ -168,6 +170,15 @@ int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, str
 		return fail_with(err, "segments span %llu bytes: not a kernel", (unsigned long long)(mem_hi - lo));
 	if (k->entry < lo || k->entry >= file_hi)
 		return fail_with(err, "entry point 0x%llx lies outside the loaded segments",
+				 (unsigned long long)k->entry);
+	/* Inside the span is not enough: a gap between segments or a bss
+	 * would be entered as zeroes. */
+	int entry_in_file = 0;
+	for (int i = 0; i < n; i++)
+		if (k->entry >= segs[i].paddr && k->entry - segs[i].paddr < segs[i].filesz)
+			entry_in_file = 1;
+	if (!entry_in_file)
+		return fail_with(err, "entry point 0x%llx is not in any segment's file bytes (a gap or a bss)",
 				 (unsigned long long)k->entry);
 
 	k->addr = lo;

@@ -78,7 +78,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 			       const struct buffer *payload, const struct image_layout *l)
 {
 	static struct crc32c_table crc;
-	crc32c_init(&crc);
+	crc32c_init(&crc, 0);
 
 	memset(h, 0, sizeof(*h));
 	h->magic = BZPACK_MAGIC;

@@ -557,7 +557,7 @@ int main(int argc, char **argv)
 	}
 	generate();
 
-	crc32c_init(tab);
+	crc32c_init(tab, 0);
 	crc = crc32c_update(tab, 0, buf, buf_size);
 
 	n = snprintf(header, sizeof(header),

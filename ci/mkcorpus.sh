@@ -1,0 +1,372 @@
+#!/bin/bash
+# mkcorpus.sh - malformed inputs for the packer, each with the message it
+# must give.  Run from the top of the tree after `make`:
+#
+#   bash ci/mkcorpus.sh            -> $B/test/corpus/ (B defaults to build)
+#
+# Writes the inputs and $B/test/corpus/cases.txt, one case a line:
+#
+#   NAME|STATUS|ARGS|CULPRIT|FRAGMENT
+#
+#   STATUS    the exit status bzpack must give: 1 bad input, 2 bad usage
+#   ARGS      bzpack's arguments, split at spaces (no paths with spaces);
+#             ci/test-malformed.sh adds "-o OUT" in front unless ARGS
+#             has its own -o
+#   CULPRIT   the file the one stderr line must name ("bzpack: CULPRIT:
+#             reason"); "-" for a one-line usage error ("bzpack: reason");
+#             "usage" when bzpack also prints its usage text
+#   FRAGMENT  a fixed string the message must contain
+#
+# Most cases patch one field of a small base kernel cut from the test
+# kernels (mini32/mini64: the first page of code, a short data segment and
+# a bss segment, all as in testkern*.elf but without the 3 MiB filler), so
+# the corpus stays small and the cases that get as far as compression are
+# quick.  The bases themselves must pack: ci/test-malformed.sh checks that
+# first.  Written with printf, dd and od only: no python on CI.
+set -eu
+cd "$(dirname "$0")/.."
+
+B=${B:-build}
+C=$B/test/corpus
+K32=$B/images/testkern32.elf
+K64=$B/images/testkern64.elf
+for f in "$K32" "$K64" "$B/bzpack"; do
+	[ -e "$f" ] || { echo "mkcorpus: $f is missing: run make first" >&2; exit 1; }
+done
+rm -rf "$C"
+mkdir -p "$C"
+CASES=$C/cases.txt
+: > "$CASES"
+
+# ---- bytes --------------------------------------------------------------
+
+# le VALUE BYTES: VALUE as BYTES little-endian bytes, on stdout
+le() {
+	local v=$1 n=$2 i s="" h
+	for ((i = 0; i < n; i++)); do
+		printf -v h '\\x%02x' $(((v >> (8 * i)) & 255))
+		s+=$h
+	done
+	printf "$s"
+}
+# poke FILE OFFSET BYTES VALUE: overwrite in place
+poke() { le "$4" "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+# flip FILE OFFSET MASK: xor one byte in place
+flip() { poke "$1" "$2" 1 $(($(peek "$1" "$2" 1) ^ $3)); }
+# peek FILE OFFSET BYTES: unsigned little-endian value, in decimal
+peek() { od -An -tu"$3" -j "$2" -N "$3" "$1" | tr -d ' \n'; }
+# noise SEED COUNT: deterministic pseudo-random bytes (an LCG: the same
+# bytes on every machine and every bash)
+noise() {
+	local x=$1 i s="" h
+	for ((i = 0; i < $2; i++)); do
+		x=$(((x * 1103515245 + 12345) & 0x7fffffff))
+		printf -v h '\\x%02x' $(((x >> 16) & 255))
+		s+=$h
+	done
+	printf "$s"
+}
+
+# ---- ELF fields -----------------------------------------------------------
+
+# class FILE: 32 or 64, from e_ident[EI_CLASS]
+class() { [ "$(peek "$1" 4 1)" = 1 ] && echo 32 || echo 64; }
+
+# eh FILE FIELD [VALUE]: read or write an ELF header field
+eh() {
+	local f=$1 field=$2 off n
+	if [ "$(class "$f")" = 64 ]; then
+		case $field in
+		type) off=16 n=2 ;; machine) off=18 n=2 ;; entry) off=24 n=8 ;;
+		phoff) off=32 n=8 ;; shoff) off=40 n=8 ;; phentsize) off=54 n=2 ;;
+		phnum) off=56 n=2 ;; shnum) off=60 n=2 ;;
+		esac
+	else
+		case $field in
+		type) off=16 n=2 ;; machine) off=18 n=2 ;; entry) off=24 n=4 ;;
+		phoff) off=28 n=4 ;; shoff) off=32 n=4 ;; phentsize) off=42 n=2 ;;
+		phnum) off=44 n=2 ;; shnum) off=48 n=2 ;;
+		esac
+	fi
+	if [ $# -eq 3 ]; then poke "$f" "$off" "$n" "$3"; else peek "$f" "$off" "$n"; fi
+}
+
+# ph FILE INDEX FIELD [VALUE]: read or write a program header field
+# (vaddr follows paddr: the test kernels keep them equal)
+ph() {
+	local f=$1 i=$2 field=$3 base off n
+	if [ "$(class "$f")" = 64 ]; then
+		base=$(($(eh "$f" phoff) + i * 56))
+		case $field in
+		type) off=0 n=4 ;; offset) off=8 n=8 ;; paddr) off=24 n=8 ;;
+		filesz) off=32 n=8 ;; memsz) off=40 n=8 ;;
+		esac
+		[ "$field" = paddr ] && [ $# -eq 4 ] && poke "$f" $((base + 16)) 8 "$4"
+	else
+		base=$(($(eh "$f" phoff) + i * 32))
+		case $field in
+		type) off=0 n=4 ;; offset) off=4 n=4 ;; paddr) off=12 n=4 ;;
+		filesz) off=16 n=4 ;; memsz) off=20 n=4 ;;
+		esac
+		[ "$field" = paddr ] && [ $# -eq 4 ] && poke "$f" $((base + 8)) 4 "$4"
+	fi
+	if [ $# -eq 4 ]; then poke "$f" $((base + off)) "$n" "$4"; else peek "$f" $((base + off)) "$n"; fi
+}
+
+PT_NULL=0 PT_LOAD=1 PT_NOTE=4
+
+# ---- the bases ------------------------------------------------------------
+
+# mini BITS: $C/base-miniBITS.elf, the test kernel cut to its first three
+# pages.  Segment 0 (code, 0x1000000, entry) as it is; segment 1 the first
+# 0x800 bytes of the data at 0x1001000; segment 2 a bss of 0x1000 bytes at
+# 0x1002000 with 4 file bytes.
+mini() {
+	local bits=$1 src out=$C/base-mini$1.elf
+	src=$B/images/testkern$bits.elf
+	[ "$(eh "$src" phnum)" = 3 ] && [ "$(ph "$src" 0 type)" = $PT_LOAD ] &&
+		[ "$(ph "$src" 0 paddr)" = $((0x1000000)) ] && [ "$(ph "$src" 0 offset)" = $((0x1000)) ] &&
+		[ "$(eh "$src" entry)" = $((0x1000000)) ] ||
+		{ echo "mkcorpus: $src is not laid out as expected" >&2; exit 1; }
+	head -c $((0x3000)) "$src" > "$out"
+	eh "$out" shoff 0
+	eh "$out" shnum 0
+	ph "$out" 1 offset $((0x2000)); ph "$out" 1 filesz $((0x800)); ph "$out" 1 memsz $((0x800))
+	ph "$out" 2 offset $((0x2800)); ph "$out" 2 paddr $((0x1002000))
+	ph "$out" 2 filesz 4; ph "$out" 2 memsz $((0x1000))
+}
+mini 32
+mini 64
+M32=$C/base-mini32.elf
+M64=$C/base-mini64.elf
+
+# ---- cases ----------------------------------------------------------------
+
+# add NAME STATUS ARGS CULPRIT FRAGMENT
+add() { printf '%s|%s|%s|%s|%s\n' "$1" "$2" "$3" "$4" "$5" >> "$CASES"; }
+# bad NAME FILE FRAGMENT [OPTIONS]: bad input FILE, exit 1, FILE named
+bad() { add "$1" 1 "${4:+$4 }$2" "$2" "$3"; }
+# variant NAME BASE: a copy of BASE to patch, its path on stdout
+variant() { local f=$C/$1.elf; cp "$2" "$f"; echo "$f"; }
+
+# -- files that cannot be read
+f=$C/empty; : > "$f"
+bad "empty file" "$f" "empty file"
+f=$C/a-directory; mkdir "$f"
+bad "a directory" "$f" "is a directory"
+bad "no such file" "$C/does-not-exist" "cannot open: No such file or directory"
+f=$C/dangling-symlink; ln -s does-not-exist-either "$f"
+bad "dangling symlink" "$f" "cannot open: No such file or directory"
+bad "character device" /dev/null "not a regular file"
+f=$C/fifo; mkfifo "$f"
+bad "named pipe (no writer)" "$f" "not a regular file"
+# Root reads any file whatever its mode: only an ordinary user can test it.
+if [ "$(id -u)" -ne 0 ]; then
+	f=$C/unreadable; echo x > "$f"; chmod 000 "$f"
+	bad "unreadable file" "$f" "cannot open: Permission denied"
+fi
+
+# -- not ELF at all
+f=$C/text; printf 'this is not a kernel\n' > "$f"
+bad "text file" "$f" "not an ELF file or a bzImage"
+f=$C/random; noise 12345 4096 > "$f"
+bad "random bytes" "$f" "not an ELF file or a bzImage"
+f=$C/elf-magic-only; printf '\177EL' > "$f"
+bad "three bytes of ELF magic" "$f" "not an ELF file or a bzImage"
+
+# -- ELF header
+f=$C/elf64-ident-only; head -c 16 "$K64" > "$f"
+bad "ELF64 e_ident only (16 bytes)" "$f" "truncated ELF64 header (16 bytes)"
+f=$C/elf64-header-cut; head -c 40 "$K64" > "$f"
+bad "ELF64 header cut at 40 bytes" "$f" "truncated ELF64 header (40 bytes)"
+f=$C/elf32-header-cut; head -c 40 "$K32" > "$f"
+bad "ELF32 header cut at 40 bytes" "$f" "truncated ELF32 header (40 bytes)"
+f=$(variant elf64-big-endian "$M64"); poke "$f" 5 1 2
+bad "ELF64 big-endian" "$f" "ELF file is not little-endian"
+f=$(variant elf32-big-endian "$M32"); poke "$f" 5 1 2
+bad "ELF32 big-endian" "$f" "ELF file is not little-endian"
+f=$(variant elf-data-none "$M64"); poke "$f" 5 1 0
+bad "EI_DATA 0" "$f" "ELF file is not little-endian"
+f=$(variant elf-class-none "$M64"); poke "$f" 4 1 0
+bad "EI_CLASS 0" "$f" "unknown ELF class 0"
+f=$(variant elf-class-3 "$M64"); poke "$f" 4 1 3
+bad "EI_CLASS 3" "$f" "unknown ELF class 3"
+bad "-b 32 on an ELF64" "$M64" "ELF64 file, but a 32-bit kernel was asked for" "-b 32"
+bad "-b 64 on an ELF32" "$M32" "ELF32 file, but a 64-bit kernel was asked for" "-b 64"
+f=$(variant elf64-aarch64 "$M64"); eh "$f" machine 183
+bad "ELF64 for AArch64" "$f" "ELF64 file is not for x86-64 (e_machine 183)"
+f=$(variant elf64-i386 "$M64"); eh "$f" machine 3
+bad "ELF64 with e_machine EM_386" "$f" "ELF64 file is not for x86-64 (e_machine 3)"
+f=$(variant elf32-x86-64 "$M32"); eh "$f" machine 62
+bad "ELF32 with e_machine EM_X86_64" "$f" "ELF32 file is not for i386 (e_machine 62)"
+f=$(variant elf32-arm "$M32"); eh "$f" machine 40
+bad "ELF32 for ARM" "$f" "ELF32 file is not for i386 (e_machine 40)"
+f=$(variant elf64-dyn "$M64"); eh "$f" type 3
+bad "ELF64 ET_DYN" "$f" "ELF file is not an executable (e_type 3)"
+f=$(variant elf32-dyn "$M32"); eh "$f" type 3
+bad "ELF32 ET_DYN" "$f" "ELF file is not an executable (e_type 3)"
+f=$(variant elf64-rel "$M64"); eh "$f" type 1
+bad "ELF64 ET_REL" "$f" "ELF file is not an executable (e_type 1)"
+f=$(variant elf64-core "$M64"); eh "$f" type 4
+bad "ELF64 ET_CORE" "$f" "ELF file is not an executable (e_type 4)"
+
+# -- program headers
+f=$(variant phentsize "$M64"); eh "$f" phentsize 32
+bad "ELF64 e_phentsize 32" "$f" "bad program header size 32"
+f=$(variant phnum-0 "$M64"); eh "$f" phnum 0
+bad "no program headers" "$f" "ELF file has no program headers"
+f=$(variant phoff-past-end "$M64"); eh "$f" phoff $(($(stat -c %s "$f") - 20))
+bad "program headers past the end of the file" "$f" "program headers lie beyond the end of the file"
+f=$(variant phoff-huge "$M64"); eh "$f" phoff -8
+bad "e_phoff 2^64 - 8" "$f" "program headers lie beyond the end of the file"
+f=$(variant phnum-65535 "$M32"); eh "$f" phnum 65535
+bad "ELF32 e_phnum 65535" "$f" "program headers lie beyond the end of the file"
+f=$(variant no-load "$M64"); for i in 0 1 2; do ph "$f" $i type $PT_NOTE; done
+bad "no PT_LOAD segment" "$f" "ELF file has no PT_LOAD segment"
+f=$(variant all-memsz-0 "$M32"); for i in 0 1 2; do ph "$f" $i filesz 0; ph "$f" $i memsz 0; done
+bad "every PT_LOAD empty" "$f" "ELF file has no PT_LOAD segment"
+# 65 PT_LOAD headers appended at the end of the file
+f=$(variant many-loads "$M64")
+n=$(stat -c %s "$f")
+for ((i = 0; i < 65; i++)); do
+	le $PT_LOAD 4; le 5 4; le $((0x1000)) 8; le $((0x1000000 + i * 0x1000)) 8
+	le $((0x1000000 + i * 0x1000)) 8; le 16 8; le 16 8; le $((0x1000)) 8
+done >> "$f"
+eh "$f" phoff "$n"; eh "$f" phnum 65
+bad "65 PT_LOAD segments" "$f" "more than 64 PT_LOAD segments"
+
+# -- segments
+f=$(variant filesz-past-end "$M64"); ph "$f" 1 filesz $((0x100000)); ph "$f" 1 memsz $((0x100000))
+bad "segment file bytes past the end of the file" "$f" "segment at 0x1001000 runs past the end of the file"
+f=$(variant offset-huge "$M32"); ph "$f" 1 offset $((0xfffff000))
+bad "ELF32 p_offset 0xfffff000" "$f" "segment at 0x1001000 runs past the end of the file"
+f=$(variant offset-wraps "$M64"); ph "$f" 1 offset -256
+bad "ELF64 p_offset + p_filesz wraps" "$f" "segment at 0x1001000 runs past the end of the file"
+f=$C/truncated-kernel.elf; head -c $((1 << 20)) "$K64" > "$f"
+bad "test kernel cut at 1 MiB" "$f" "segment at 0x1001000 runs past the end of the file (truncated?)"
+f=$(variant filesz-gt-memsz "$M64"); ph "$f" 1 memsz $((0x7ff))
+bad "filesz > memsz" "$f" "segment at 0x1001000 has filesz > memsz"
+f=$(variant memsz-0-filesz "$M32"); ph "$f" 1 memsz 0
+bad "PT_LOAD with file bytes and memsz 0" "$f" "segment at 0x1001000 has filesz > memsz"
+f=$(variant overlap "$M64"); ph "$f" 1 paddr $((0x1000800))
+bad "overlapping segments" "$f" "segments at 0x1000000 and 0x1000800 overlap"
+f=$(variant same-paddr "$M32"); ph "$f" 2 paddr $((0x1001000))
+bad "two segments at one address" "$f" "segments at 0x1001000 and 0x1001000 overlap"
+f=$(variant below-1m "$M64"); ph "$f" 0 paddr $((0x80000)); eh "$f" entry $((0x80000))
+bad "segment below 1 MiB" "$f" "segment loads at 0x80000, below 1 MiB"
+f=$(variant at-zero "$M32"); ph "$f" 2 paddr 0
+bad "segment at address 0" "$f" "segment loads at 0x0, below 1 MiB"
+# The image itself is loaded at 0x100000: stub, header, payload.
+f=$(variant on-the-stub "$M64")
+for i in 0 1 2; do ph "$f" $i paddr $(($(ph "$f" $i paddr) - 0x1000000 + 0x100000)); done
+eh "$f" entry $((0x100000))
+bad "kernel at 0x100000, on the stub" "$f" "kernel at 0x100000 would overwrite the boot stub at 0x100000-"
+f=$(variant in-the-stub "$M32")
+for i in 0 1 2; do ph "$f" $i paddr $(($(ph "$f" $i paddr) - 0x1000000 + 0x101000)); done
+eh "$f" entry $((0x101000))
+bad "kernel at 0x101000, inside the stub" "$f" "kernel at 0x101000 would overwrite the boot stub at 0x100000-"
+f=$(variant elf32-above-4g "$M32"); ph "$f" 2 paddr $((0xffff0000)); ph "$f" 2 memsz $((0x20000))
+bad "ELF32 segment reaching above 4 GiB" "$f" "32-bit segment at 0xffff0000 reaches above 4 GiB"
+f=$(variant elf64-above-4g "$M64"); ph "$f" 2 paddr $((0x100000000))
+bad "ELF64 segment at 4 GiB" "$f" "64-bit segment at 0x100000000 reaches above 4 GiB"
+f=$(variant elf64-paddr-wraps "$M64"); ph "$f" 2 paddr -4096; ph "$f" 2 memsz $((0x2000))
+bad "ELF64 p_paddr + p_memsz wraps" "$f" "64-bit segment at 0xfffffffffffff000 reaches above 4 GiB"
+# One segment just below 4 GiB: the kernel fits, its scratch does not.
+f=$(variant scratch-above-4g "$M32"); ph "$f" 1 type $PT_NULL; ph "$f" 2 type $PT_NULL
+ph "$f" 0 paddr $((0xfffff000)); eh "$f" entry $((0xfffff000))
+bad "kernel ending just below 4 GiB" "$f" "above 4 GiB"
+f=$(variant absurd-memsz "$M64"); ph "$f" 2 memsz $((0x80000000))
+bad "absurd memsz" "$f" "has an absurd memsz of 2147483648 bytes"
+f=$(variant absurd-span "$M32"); ph "$f" 2 paddr $((0x60000000))
+bad "segments 1.5 GiB apart" "$f" "bytes: not a kernel"
+
+# -- entry point
+f=$(variant entry-past-end "$M64"); eh "$f" entry $((0x2000000))
+bad "entry above the kernel" "$f" "entry point 0x2000000 lies outside the loaded segments"
+f=$(variant entry-zero "$M32"); eh "$f" entry 0
+bad "entry 0" "$f" "entry point 0x0 lies outside the loaded segments"
+f=$(variant entry-in-bss "$M64"); eh "$f" entry $((0x1002800))
+bad "entry in the bss" "$f" "entry point 0x1002800 lies outside the loaded segments"
+f=$(variant entry-in-gap "$M64"); eh "$f" entry $((0x1000c00))
+bad "entry in the gap between two segments" "$f" "entry point 0x1000c00 is not in any segment's file bytes"
+f=$(variant entry-in-mid-bss "$M32"); ph "$f" 1 memsz $((0x1000)); eh "$f" entry $((0x1001900))
+bad "entry in a middle segment's bss" "$f" "entry point 0x1001900 is not in any segment's file bytes"
+
+# -- bzImages: Linux-style headers around broken payloads
+# bzimage FILE PAYLOAD-FILE [VERSION]: a minimal Linux bzImage, payload at
+# offset 0x100 of the protected-mode part (setup_sects 4, protocol 2.15)
+bzimage() {
+	local f=$1 p=$2 version=${3:-$((0x020f))} plen prot
+	plen=$(stat -c %s "$p")
+	prot=$(((0x100 + plen + 15) / 16 * 16))
+	head -c $((5 * 512 + prot)) /dev/zero > "$f"
+	poke "$f" $((0x1f1)) 1 4                  # setup_sects
+	poke "$f" $((0x1f4)) 4 $((prot / 16))     # syssize
+	poke "$f" $((0x1fe)) 2 $((0xaa55))        # boot_flag
+	poke "$f" $((0x200)) 2 $((0x6aeb))        # jump
+	printf HdrS | dd of="$f" bs=1 seek=$((0x202)) conv=notrunc status=none
+	poke "$f" $((0x206)) 2 "$version"
+	poke "$f" $((0x211)) 1 1                  # loadflags: LOADED_HIGH
+	poke "$f" $((0x214)) 4 $((0x100000))      # code32_start
+	poke "$f" $((0x248)) 4 $((0x100))         # payload_offset
+	poke "$f" $((0x24c)) 4 "$plen"            # payload_length
+	dd if="$p" of="$f" bs=64K oflag=seek_bytes seek=$((5 * 512 + 0x100)) conv=notrunc status=none
+}
+pl=$C/payload.tmp
+{ noise 777 2044; le 4096 4; } > "$pl"
+f=$C/bzimage-garbage; bzimage "$f" "$pl"
+bad "bzImage, garbage payload" "$f" "bzImage payload: unknown compression"
+{ printf '\037\213\010\000'; noise 778 2040; le 4096 4; } > "$pl"
+f=$C/bzimage-gzip-garbage; bzimage "$f" "$pl"
+bad "bzImage, gzip magic then garbage" "$f" "bzImage payload: gzip data"
+f=$C/bzimage-xz-huge; { printf '\3757zXZ\000'; noise 780 2038; le $((0xffffffff)) 4; } > "$pl"
+bzimage "$f" "$pl"
+bad "bzImage, size trailer 4 GiB" "$f" "bzImage payload: implausible decompressed size"
+printf 'just some text, compressed\n' | gzip -n -c > "$pl"; le 27 4 >> "$pl"
+f=$C/bzimage-gzip-text; bzimage "$f" "$pl"
+bad "bzImage, gzip of text" "$f" "is not an ELF vmlinux"
+f=$(variant vmlinux-aarch64 "$M64"); eh "$f" machine 183
+{ gzip -n -c "$f"; le "$(stat -c %s "$f")" 4; } > "$pl"
+f=$C/bzimage-vmlinux-aarch64; bzimage "$f" "$pl"
+bad "bzImage, vmlinux for AArch64" "$f" "vmlinux in the bzImage: ELF64 file is not for x86-64"
+{ gzip -n -c "$M64"; le "$(stat -c %s "$M64")" 4; } > "$pl"
+f=$C/bzimage-protocol-204; bzimage "$f" "$pl" $((0x0204))
+bad "bzImage, boot protocol 2.04" "$f" "boot protocol 2.04 has no payload fields"
+f=$C/bzimage-payload-past-end; bzimage "$f" "$pl"; poke "$f" $((0x24c)) 4 $((0x100000))
+bad "bzImage, payload past the end" "$f" "run past the end of the file"
+f=$C/bzimage-payload-empty; bzimage "$f" "$pl"; poke "$f" $((0x24c)) 4 0
+bad "bzImage, payload_length 0" "$f" "payload_length is 0"
+f=$C/bzimage-setup-only; bzimage "$f" "$pl"; truncate -s 2560 "$f"
+bad "bzImage, real-mode part only" "$f" "truncated bzImage"
+rm -f "$pl"
+
+# -- bzImages: our own, damaged
+ours=$C/ours-64.bzimage
+"$B/bzpack" -c none -o "$ours" "$M64"
+so=$((($(peek "$ours" $((0x1f1)) 1) + 1) * 512))
+po=$(peek "$ours" $((0x248)) 4)
+f=$C/ours-header-flip; cp "$ours" "$f"; flip "$f" $((so + po - 80 + 0x18)) $((0x40))
+bad "bzpack image, bzpack_header damaged" "$f" "bzpack header: checksum mismatch"
+f=$C/ours-payload-flip; cp "$ours" "$f"; flip "$f" $((so + po + 100)) $((0x08))
+bad "bzpack image, payload damaged" "$f" "bzpack payload: checksum mismatch"
+f=$C/ours-truncated; head -c $((so + po + 100)) "$ours" > "$f"
+bad "bzpack image, truncated" "$f" "run past the end of the file"
+bad "bzpack image of a 64-bit kernel, -b 32" "$ours" "bzpack image of a 64-bit kernel, but a 32-bit kernel was asked for" "-b 32"
+
+# -- bad usage: exit 2
+add "unknown codec" 2 "-c zstd $M64" - "unknown codec 'zstd'"
+add "--bits 16" 2 "-b 16 $M64" - "--bits takes 32 or 64"
+add "level not a number" 2 "-l fast $M64" - "bad level 'fast'"
+add "no input" 2 "" usage "usage: bzpack"
+add "two inputs" 2 "$M64 $M32" usage "usage: bzpack"
+add "unknown option" 2 "--frobnicate $M64" usage "unrecognized option"
+# A level out of range is found by the compressor: bad input, exit 1.
+bad "lz4 level 99" "$M64" "lz4 level must be 1..12" "-l 99"
+
+# -- the output cannot be written: the message names the output
+d=$C/output-is-a-directory; mkdir "$d"
+add "output into a missing directory" 1 "-o $C/no-such-dir/out.img $M64" "$C/no-such-dir/out.img" \
+	"cannot create a temporary file beside it: No such file or directory"
+add "output is a directory" 1 "-o $d $M64" "$d" "rename: Is a directory"
+
+echo "mkcorpus: $(wc -l < "$CASES") cases in $C"
