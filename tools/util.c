@@ -23,7 +23,8 @@ int fail_with(struct error *err, const char *fmt, ...)
 int read_file(const char *path, struct buffer *out, struct error *err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY);
+	/* O_NONBLOCK: a FIFO must not hang us before fstat can refuse it. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
 
 	if (fd < 0)
 		return fail_with(err, "cannot open: %s", strerror(errno));
