@@ -65,9 +65,15 @@ mal_check() {
 }
 
 mkdir -p "$MAL_DIR"
+mal_bins=""
 for mal_bin in $MAL_BINS; do
-	[ -x "$mal_bin" ] || fail "malformed: $mal_bin" "not built (make all builds it)"
+	if [ -x "$mal_bin" ]; then
+		mal_bins="$mal_bins $mal_bin"
+	else
+		fail "malformed: $mal_bin" "not built (make all builds it; tests/fuzz.mk)"
+	fi
 done
+MAL_BINS=$mal_bins
 if ! mal_log=$(bash ci/mkcorpus.sh 2>&1); then
 	fail "malformed: ci/mkcorpus.sh" "$(echo "$mal_log" | tail -n 3 | tr '\n' '|')"
 else

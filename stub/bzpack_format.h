@@ -208,6 +208,15 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x48, "he
 #define BZPACK_SCRATCH_STACK_TOP 0x10000
 #define BZPACK_SCRATCH_SIZE     0x10000
 
+/* The stub's first instruction jumps over this 8-byte marker, which our
+ * real-mode setup looks for at BZPACK_LOAD_ADDR + 2 before it switches
+ * modes: a truncated file, a damaged setup_sects or a loader that put the
+ * protected-mode part elsewhere stops with a message instead of running
+ * whatever lies there. */
+#define BZPACK_STUB_MARKER_LO   0x4b505a42u /* "BZPK" */
+#define BZPACK_STUB_MARKER_HI   0x42555453u /* "STUB" */
+#define BZPACK_STUB_MARKER_OFFSET 2
+
 /* Handed from our real-mode setup to the 32-bit entry, in ebp, so that the
  * stub can count cycles from the very first instruction; edi:ebx holds the
  * setup's rdtsc.  A loader entering at code32_start directly sets ebp = 0. */

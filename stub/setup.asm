@@ -56,6 +56,7 @@ setup_entry:                                ; = SETUP_HEADER_END, where the jump
 
         call    read_e820                   ; the BIOS memory map
         call    enable_a20                  ; address line 20, or halt with an error
+        call    check_stub                  ; our stub where we will jump, or halt
 
         ; Linear addresses, now that we know where the loader put us.
         xor     ebx, ebx                    ;
@@ -158,6 +159,38 @@ a20_on:
         or      dl, 1                       ; ZF = 0 (nonzero result): off
         ret
 
+; check_stub: our setup_header's magic numbers are intact, and the 32-bit
+; entry is ours and in place: code32_start is
+; BZPACK_LOAD_ADDR (bzpack images take no loader hooks) and the stub's
+; marker is there (FFFF:0010 is linear 0x100000 once A20 is on).  A file cut
+; short, a damaged setup_sects or loadflags would otherwise send us into
+; whatever memory holds; so would a stub cut short, so its header must be
+; there too.  Clobbers ax, ebx, fs, si.
+check_stub:
+        mov     si, msg_bad_setup_header    ; the kernel reads these too
+        cmp     word [SETUP_HDR_boot_flag], SETUP_BOOT_FLAG
+        jne     real_mode_error             ;
+        cmp     dword [SETUP_HDR_header], SETUP_HDRS_MAGIC
+        jne     real_mode_error             ;
+        mov     si, msg_code32_start        ;
+        cmp     dword [SETUP_HDR_code32_start], BZPACK_LOAD_ADDR
+        jne     real_mode_error             ;
+        mov     ax, 0xffff                  ;
+        mov     fs, ax                      ;
+        mov     si, msg_no_stub             ;
+        cmp     dword [fs:0x10 + BZPACK_STUB_MARKER_OFFSET], BZPACK_STUB_MARKER_LO
+        jne     real_mode_error             ;
+        cmp     dword [fs:0x10 + BZPACK_STUB_MARKER_OFFSET + 4], BZPACK_STUB_MARKER_HI
+        jne     real_mode_error             ;
+        mov     ebx, [SETUP_HDR_payload_offset] ; the bzpack_header ends where
+        sub     ebx, BZPACK_HEADER_SIZE     ; the payload starts: is it loaded?
+        jb      real_mode_error             ;
+        cmp     ebx, 0xffff - 0x10 - 4      ; within reach of FFFF:xxxx
+        ja      real_mode_error             ;
+        cmp     dword [fs:bx + 0x10], BZPACK_MAGIC
+        jne     real_mode_error             ;
+        ret
+
 ; real_mode_error: print "bzpack: error: " and the string at ds:si on COM1,
 ; then halt.  The 32-bit stub has its own copy of this idea for later errors.
 real_mode_error:
@@ -202,6 +235,12 @@ msg_prefix:
         db      "bzpack: error: ", 0
 msg_a20:
         db      "A20 gate would not open", 10, 0
+msg_bad_setup_header:
+        db      "setup_header damaged (boot_flag or HdrS)", 10, 0
+msg_code32_start:
+        db      "code32_start is not 0x100000 (damaged header, or a loader hook bzpack does not take)", 10, 0
+msg_no_stub:
+        db      "no complete bzpack stub at 0x100000 (truncated image, damaged setup_sects or loadflags?)", 10, 0
 
 ; The packer checks that this file plus the version string ends before
 ; SETUP_BOOT_PARAMS.

@@ -59,11 +59,15 @@ $(B)/fuzz/seeds/lz4.stamp: $(B)/fuzz/mkseeds_lz4
 
 fuzz-build: $(foreach f,$(FUZZERS),$(B)/fuzz/fuzz_$(f) $(B)/fuzz/seeds/$(f).stamp)
 
-# Each fuzzer: the seeds plus what earlier runs found ($(B)/fuzz/corpus/),
-# FUZZ_SECONDS of fuzzing, crash files in $(B)/fuzz/crashes/.  The summary
-# line comes from libFuzzer's own final statistics.
+# Each fuzzer: the seeds plus what earlier runs found ($(B)/fuzz/corpus/,
+# kept), FUZZ_SECONDS of fuzzing, this run's crash files in
+# $(B)/fuzz/crashes/.  A crash, a sanitizer report, a leak, a timeout or
+# running out of memory makes libFuzzer exit nonzero and `make fuzz` fail.
+# The summary line comes from libFuzzer's own final statistics.  Replay a
+# crash with: $(B)/fuzz/fuzz_lz4 CRASH-FILE
 fuzz: fuzz-build
 	@fail=0; for f in $(FUZZERS); do \
+		rm -rf $(B)/fuzz/crashes/$$f; \
 		mkdir -p $(B)/fuzz/corpus/$$f $(B)/fuzz/crashes/$$f; \
 		log=$(B)/fuzz/$$f.log; \
 		echo "fuzz $$f: $(FUZZ_SECONDS) s, log in $$log"; \

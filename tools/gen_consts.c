@@ -26,9 +26,10 @@ static const struct constant constants[] = {
 	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE),
 	C(BZPACK_SCRATCH_PML4), C(BZPACK_SCRATCH_PDPT), C(BZPACK_SCRATCH_PD),
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
+	C(BZPACK_STUB_MARKER_LO), C(BZPACK_STUB_MARKER_HI), C(BZPACK_STUB_MARKER_OFFSET),
 	HDR(setup_sects), HDR(syssize), HDR(boot_flag), HDR(jump), HDR(header),
 	HDR(version), HDR(loadflags), HDR(code32_start), HDR(cmd_line_ptr),
-	HDR(heap_end_ptr), HDR(init_size),
+	HDR(heap_end_ptr), HDR(init_size), HDR(payload_offset),
 	BP(e820_entries), BP(e820_table), BP(ext_cmd_line_ptr),
 	BZ(magic), BZ(bits), BZ(scratch_addr), BZ(scratch_addr_check),
 };
