@@ -359,7 +359,7 @@ add "--bits 16" 2 "-b 16 $M64" - "--bits takes 32 or 64"
 add "level not a number" 2 "-l fast $M64" - "bad level 'fast'"
 add "no input" 2 "" usage "usage: bzpack"
 add "two inputs" 2 "$M64 $M32" usage "usage: bzpack"
-add "unknown option" 2 "--frobnicate $M64" usage "unrecognized option"
+add "unknown option" 2 "--frobnicate $M64" usage "unknown option"
 # A level out of range is found by the compressor: bad input, exit 1.
 bad "lz4 level 99" "$M64" "lz4 level must be 1..12" "-l 99"
 

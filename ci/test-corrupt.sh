@@ -40,6 +40,8 @@
 #             nothing on serial), or output we do not know
 # One tally line and one check per codec; the bad ones are listed with
 # their damage, and their images kept in $T/corrupt/.
+# Knobs: COR_SEED (another fixed set of damage), COR_JOBS (QEMUs at a
+# time), COR_ALL=1 (also the flips that make QEMU misload, see cor_zimage).
 
 COR_DIR=$T/corrupt
 COR_SEED=${COR_SEED:-1129}
@@ -86,17 +88,17 @@ cor_plan() {
 	kv=$(($(cor_peek "$img" $((0x20e)) 2) + 0x200))     # kernel_version
 	kvlen=$(tail -c +$((kv + 1)) "$img" | head -c 256 | tr '\0' '\n' | head -n 1 | wc -c)
 	hdr=$((so + po - 80))
-	# cor_job ID REGION KIND OFFSET ARG
-	cor_job() { echo "$codec-$bits-$(printf %03d $n)|$codec|$bits|$3|$2|$4|$5" >> "$COR_DIR/jobs"; n=$((n + 1)); }
+	# cor_job REGION KIND OFFSET ARG
+	cor_job() { echo "$codec-$bits-$(printf %03d $n)|$codec|$bits|$2|$1|$3|$4" >> "$COR_DIR/jobs"; n=$((n + 1)); }
 
 	for ((i = 0; i < 24; i++)); do
 		cor_rand "$pl"; local off=$((so + po + cor_r))
 		if ((i % 4 == 3)); then cor_rand 255; cor_r=$((cor_r + 1)); else cor_bit; fi
-		cor_job x payload flip "$off" "$cor_r"
+		cor_job payload flip "$off" "$cor_r"
 	done
 	# every other header byte per kernel: both kernels cover all 80
 	for ((i = (bits == 64); i < 80; i += 2)); do
-		cor_bit; cor_job x "header+$i" flip $((hdr + i)) "$cor_r"
+		cor_bit; cor_job "header+$i" flip $((hdr + i)) "$cor_r"
 	done
 	# every other setup_header byte per kernel, but for the jump at 0x200
 	# (our setup's first instruction: code, see the top) and the flips
@@ -106,28 +108,28 @@ cor_plan() {
 		[ $i -ge $((0x202)) ] && [ $i -le $((0x205)) ] && [ -z "${COR_ALL:-}" ] && continue
 		cor_bit
 		while cor_zimage "$i" "$cor_r"; do cor_bit; done
-		cor_job x "$(printf 'setup_header 0x%x' "$i")" flip "$i" "$cor_r"
+		cor_job "$(printf 'setup_header 0x%x' "$i")" flip "$i" "$cor_r"
 	done
 	for ((i = 0; i < 4; i++)); do
 		cor_rand $((0x1f1)); local off=$cor_r; cor_bit
-		cor_job x "boot-sector" flip "$off" "$cor_r"
+		cor_job "boot-sector" flip "$off" "$cor_r"
 		cor_rand "$kvlen"; off=$((kv + cor_r)); cor_bit
-		cor_job x "kernel_version" flip "$off" "$cor_r"
+		cor_job "kernel_version" flip "$off" "$cor_r"
 	done
-	cor_job x "cut: real-mode part only" cut "$so" 0
-	cor_job x "cut: stub, no header" cut "$hdr" 0
-	cor_job x "cut: header, no payload" cut $((so + po)) 0
-	cor_job x "cut: last byte" cut $((size - 1)) 0
+	cor_job "cut: real-mode part only" cut "$so" 0
+	cor_job "cut: stub, no header" cut "$hdr" 0
+	cor_job "cut: header, no payload" cut $((so + po)) 0
+	cor_job "cut: last byte" cut $((size - 1)) 0
 	# the stub's first 512 bytes hold its entry, its GDT and its error
 	# printer: a stub cut there cannot even report its missing header
 	for ((i = 0; i < 4; i++)); do
-		cor_rand 512; cor_job x "cut in the stub's first 512 bytes" cut $((so + cor_r)) 0
+		cor_rand 512; cor_job "cut in the stub's first 512 bytes" cut $((so + cor_r)) 0
 	done
 	for ((i = 0; i < 3; i++)); do
-		cor_rand $((so - 1)); cor_job x "cut in the real-mode part" cut $((cor_r + 1)) 0
-		cor_rand $((hdr - so)); cor_job x "cut in the stub" cut $((so + cor_r)) 0
-		cor_rand 80; cor_job x "cut in the header" cut $((hdr + cor_r)) 0
-		cor_rand "$pl"; cor_job x "cut in the payload" cut $((so + po + cor_r)) 0
+		cor_rand $((so - 1)); cor_job "cut in the real-mode part" cut $((cor_r + 1)) 0
+		cor_rand $((hdr - so)); cor_job "cut in the stub" cut $((so + cor_r)) 0
+		cor_rand 80; cor_job "cut in the header" cut $((hdr + cor_r)) 0
+		cor_rand "$pl"; cor_job "cut in the payload" cut $((so + po + cor_r)) 0
 	done
 }
 
@@ -192,11 +194,11 @@ done
 COR_DIR=$COR_DIR xargs -a "$COR_DIR/jobs" -d '\n' -n 1 -P "$COR_JOBS" bash -c "$COR_WORKER" cor-worker
 
 for cor_codec in $cor_codecs; do
-	cor_e=0 cor_o=0 cor_rj=0 cor_b=0 cor_n=0 cor_missing=0
+	cor_e=0 cor_o=0 cor_rj=0 cor_b=0 cor_n=0
 	while IFS='|' read -r cor_id _ _ _ _ _ _; do
 		cor_n=$((cor_n + 1))
 		if [ ! -s "$COR_DIR/res/$cor_id" ]; then
-			cor_missing=$((cor_missing + 1)) cor_b=$((cor_b + 1))
+			cor_b=$((cor_b + 1))
 			echo "  bad $cor_id: no result"
 			continue
 		fi

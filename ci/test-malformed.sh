@@ -142,5 +142,5 @@ else
 		fi
 	done < "$B/test/corpus/cases.txt"
 	rm -f "$MAL_OUT" "$MAL_OLD"
-	echo "malformed: $mal_n cases, $((mal_n - mal_bad)) as expected with both builds"
+	echo "malformed: $mal_n cases, $((mal_n - mal_bad)) as expected with each of:$MAL_BINS"
 fi

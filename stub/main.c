@@ -24,14 +24,20 @@
 
 extern const uint8_t _stub_end[];       /* linker/stub.ld: our header is here */
 
+/* The end of an error line, then a halt for good. */
+__attribute__((noreturn)) static void end_line_and_halt(const char *tail)
+{
+	serial_puts(tail);
+	serial_puts("\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 void fail(const char *reason, const char *detail)
 {
 	serial_puts("bzpack: error: ");
 	serial_puts(reason);
-	serial_puts(detail);
-	serial_puts("\n");
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	end_line_and_halt(detail);
 }
 
 static void check_header(const struct bzpack_header *hdr, const struct crc32c_table *crc)
@@ -58,7 +64,8 @@ static void check_range(const struct boot_params *bp, const char *what, struct m
 	serial_put_hex(r.start);
 	serial_puts("-");
 	serial_put_hex(r.end);
-	fail(" ", why);
+	serial_puts(" ");
+	end_line_and_halt(why);
 }
 
 /* The one line CI and people read.  cycles= is the decompression alone;

@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 	const char *output = NULL;
 	char *end;
 
+	opterr = 0;     /* our own messages, in our own form */
 	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -189,7 +190,11 @@ int main(int argc, char **argv)
 			info = 1;
 			break;
 		default:
-			usage(stderr);
+			if (optopt && optopt != '?')
+				fprintf(stderr, "bzpack: option -%c %s\n", optopt,
+					strchr("clbo", optopt) ? "needs an argument" : "is unknown");
+			else
+				fprintf(stderr, "bzpack: unknown option '%s' (see --help)\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
