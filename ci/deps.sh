@@ -20,7 +20,7 @@ done
 
 if [ "$(id -u)" -eq 0 ]; then
 	echo "deps: installing$missing" >&2
-	apt-get update -qq >&2
+	apt-get update -qq >&2 || echo "deps: apt-get update reported errors; installing from the lists it has" >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 else
 	echo "bzpack: missing Debian packages; run:" >&2

@@ -23,9 +23,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 if ! dpkg --print-foreign-architectures | grep -qx i386; then
 	dpkg --add-architecture i386
-	apt-get update -qq >&2
+	apt-get update -qq >&2 || echo "fetch-debian: apt-get update reported errors; going on with the lists it has" >&2
 elif [ -z "$(apt-cache policy linux-image-686:i386 2>/dev/null | sed -n 's/ *Candidate: //p' | grep -v none)" ]; then
-	apt-get update -qq >&2
+	apt-get update -qq >&2 || echo "fetch-debian: apt-get update reported errors; going on with the lists it has" >&2
 fi
 
 # The real package behind a metapackage: "linux-image-6.1.0-28-amd64".
@@ -37,7 +37,12 @@ fetch() {   # fetch ARCH PACKAGE: unpack PACKAGE into $D/ARCH/root
 	local arch=$1 pkg=$2 dir=$D/$1
 	mkdir -p "$dir/deb" "$dir/root"
 	echo "fetch-debian: $pkg" >&2
-	(cd "$dir/deb" && apt-get download -q "$pkg" >&2)
+	local try
+	for try in 1 2 3; do    # mirrors have bad minutes
+		(cd "$dir/deb" && apt-get download -q "$pkg" >&2) && break
+		[ $try = 3 ] && return 1
+		sleep 5
+	done
 	dpkg-deb -x "$(ls -t "$dir"/deb/*.deb | head -n 1)" "$dir/root"
 	rm -f "$dir"/deb/*.deb
 }

@@ -1,4 +1,5 @@
 /* serial.c - COM1, polled: the stub's only output. */
+#include "portio.h"
 #include "stub.h"
 
 #define COM1            0x3f8
@@ -15,18 +16,6 @@
 #define FCR_ENABLE_CLEAR 0x07
 #define MCR_DTR_RTS     0x03
 #define LSR_THR_EMPTY   0x20
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 void serial_init(void)
 {
