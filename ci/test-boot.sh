@@ -97,3 +97,11 @@ for bits in 32 64; do
 	hw=$(report_field "$log" verify) sw=$(report_field "$T/testkern$bits-lz4-x86_64.log" verify)
 	check "$name: verify=$hw vs $sw with tables" test "$hw" -lt $((sw / 2))
 done
+
+# Too little memory for the kernel's range: our setup reads E820 and says
+# so before the stub puts its stack where there is no RAM.
+log=$T/too-little-ram.log
+name="kernel range beyond RAM (-m 18M) stops with bzpack: error"
+if boot "$name" 100 "$T/testkern64-lz4.img" "$log" -d -m 18M -t 30; then
+	check "$name" grep -q "^bzpack: error: not enough memory: no E820 RAM holds" "$log"
+fi

@@ -57,6 +57,7 @@ setup_entry:                                ; = SETUP_HEADER_END, where the jump
         call    read_e820                   ; the BIOS memory map
         call    enable_a20                  ; address line 20, or halt with an error
         call    check_stub                  ; our stub where we will jump, or halt
+        call    check_memory                ; RAM for all of init_size, or halt
 
         ; Linear addresses, now that we know where the loader put us.
         xor     ebx, ebx                    ;
@@ -191,6 +192,40 @@ check_stub:
         jne     real_mode_error             ;
         ret
 
+; check_memory: the stub puts its stack and page tables high in
+; [BZPACK_LOAD_ADDR, + init_size) before any C runs, so that range must be
+; RAM: one E820 RAM entry must hold it all.  (A 32-bit loader such as GRUB
+; allocates init_size itself.)  Clobbers eax, ebx, cx, edx, di, si.
+check_memory:
+        mov     si, msg_no_memory           ;
+        mov     ebx, [SETUP_HDR_init_size]  ;
+        add     ebx, BZPACK_LOAD_ADDR       ; ebx = end of what we need
+        jc      real_mode_error             ; past 4 GiB: never RAM we can use
+        movzx   cx, byte [SETUP_BOOT_PARAMS + BP_e820_entries]
+        mov     di, SETUP_BOOT_PARAMS + BP_e820_table
+.entry:
+        test    cx, cx                      ; no entry left: no such RAM
+        jz      real_mode_error             ;
+        cmp     dword [di + 16], E820_TYPE_RAM ; type
+        jne     .next                       ;
+        cmp     dword [di + 4], 0           ; base above 4 GiB
+        jne     .next                       ;
+        cmp     dword [di], BZPACK_LOAD_ADDR ; base above our load address
+        ja      .next                       ;
+        mov     eax, [di]                   ; end = base + length, 64-bit:
+        mov     edx, [di + 12]              ;
+        add     eax, [di + 8]               ;
+        adc     edx, 0                      ;
+        jnz     .ok                         ; reaches past 4 GiB: holds it
+        cmp     eax, ebx                    ;
+        jae     .ok                         ;
+.next:
+        add     di, E820_ENTRY_SIZE         ;
+        dec     cx                          ;
+        jmp     .entry                      ;
+.ok:
+        ret
+
 ; real_mode_error: print "bzpack: error: " and the string at ds:si on COM1,
 ; then halt.  The 32-bit stub has its own copy of this idea for later errors.
 real_mode_error:
@@ -237,6 +272,8 @@ msg_a20:
         db      "A20 gate would not open", 10, 0
 msg_bad_setup_header:
         db      "setup_header damaged (boot_flag or HdrS)", 10, 0
+msg_no_memory:
+        db      "not enough memory: no E820 RAM holds 0x100000 + init_size", 10, 0
 msg_code32_start:
         db      "code32_start is not 0x100000 (damaged header, or a loader hook bzpack does not take)", 10, 0
 msg_no_stub:
