@@ -24,6 +24,22 @@ int read_file(const char *path, struct buffer *out, struct error *err);
  * failed run never leaves a half-written output or clobbers the old one. */
 int write_file_atomic(const char *path, const uint8_t *data, size_t size, struct error *err);
 
+/* Little-endian fields of a file, at any alignment. */
+static inline uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
 static inline uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) & ~(a - 1);
