@@ -118,7 +118,8 @@ PT_NULL=0 PT_LOAD=1 PT_NOTE=4
 # ---- the bases ------------------------------------------------------------
 
 # mini BITS: $C/base-miniBITS.elf, the test kernel cut to its first three
-# pages.  Segment 0 (code, 0x1000000, entry) as it is; segment 1 the first
+# pages.  Segment 0 (code, 0x1000000, entry) cut to 0x800 bytes, so that
+# 0x1000800-0x1000fff is a gap whatever the code's size; segment 1 the first
 # 0x800 bytes of the data at 0x1001000; segment 2 a bss of 0x1000 bytes at
 # 0x1002000 with 4 file bytes.
 mini() {
@@ -131,6 +132,7 @@ mini() {
 	head -c $((0x3000)) "$src" > "$out"
 	eh "$out" shoff 0
 	eh "$out" shnum 0
+	ph "$out" 0 filesz $((0x800)); ph "$out" 0 memsz $((0x800))
 	ph "$out" 1 offset $((0x2000)); ph "$out" 1 filesz $((0x800)); ph "$out" 1 memsz $((0x800))
 	ph "$out" 2 offset $((0x2800)); ph "$out" 2 paddr $((0x1002000))
 	ph "$out" 2 filesz 4; ph "$out" 2 memsz $((0x1000))
@@ -248,8 +250,8 @@ f=$(variant filesz-gt-memsz "$M64"); ph "$f" 1 memsz $((0x7ff))
 bad "filesz > memsz" "$f" "segment at 0x1001000 has filesz > memsz"
 f=$(variant memsz-0-filesz "$M32"); ph "$f" 1 memsz 0
 bad "PT_LOAD with file bytes and memsz 0" "$f" "segment at 0x1001000 has filesz > memsz"
-f=$(variant overlap "$M64"); ph "$f" 1 paddr $((0x1000800))
-bad "overlapping segments" "$f" "segments at 0x1000000 and 0x1000800 overlap"
+f=$(variant overlap "$M64"); ph "$f" 1 paddr $((0x1000400))
+bad "overlapping segments" "$f" "segments at 0x1000000 and 0x1000400 overlap"
 f=$(variant same-paddr "$M32"); ph "$f" 2 paddr $((0x1001000))
 bad "two segments at one address" "$f" "segments at 0x1001000 and 0x1001000 overlap"
 f=$(variant below-1m "$M64"); ph "$f" 0 paddr $((0x80000)); eh "$f" entry $((0x80000))

@@ -283,6 +283,39 @@ static void print_cmdline(const struct boot_params *bp)
 	put_char('\n');
 }
 
+/* "testkern: setup_data=<type>:<len>:<sum>,...": the loader's list (QEMU
+ * puts a -dtb file there, right after the image), which must survive
+ * everything the stub did; <sum> is the byte sum of the node's data, which
+ * the test compares with the file's. */
+#define SETUP_DATA_MAX_NODES 16
+
+static void print_setup_data(const struct boot_params *bp)
+{
+	uint64_t node = bp ? bp->hdr.setup_data : 0;
+
+	put_str("testkern: setup_data=");
+	for (int i = 0; node && i < SETUP_DATA_MAX_NODES; i++) {
+		if (BITS == 32 && node >> 32) {
+			put_str("(above 4 GiB)");
+			break;
+		}
+		const volatile uint32_t *n = (const volatile uint32_t *)(uintptr_t)node;
+		if (i)
+			put_char(',');
+		put_hex(n[2]);          /* type */
+		put_char(':');
+		put_hex(n[3]);          /* len */
+		put_char(':');
+		const volatile uint8_t *data = (const volatile uint8_t *)(n + 4);
+		uint32_t sum = 0;
+		for (uint32_t k = 0; k < n[3] && k < (1u << 20); k++)
+			sum += data[k];
+		put_hex(sum);
+		node = n[0] | (uint64_t)n[1] << 32;
+	}
+	put_char('\n');
+}
+
 static unsigned check_filler(void)
 {
 	struct crc32c_table tab;        /* 8 KiB: the stack is 32 KiB */
@@ -348,6 +381,7 @@ void testkern_main(const struct entry_state *st)
 		fails += check_boot_params(bp);
 	}
 	print_cmdline(bp);
+	print_setup_data(bp);
 	fails += check_filler();
 	fails += check_bss(bss_nonzero);
 	fails += expect("data magic", testkern_data_magic, DATA_MAGIC);

@@ -117,20 +117,34 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 		fail("kernel entry point lies outside the kernel", "");
 	if (scratch.start < image_end || scratch.start < out.end)
 		fail("scratch memory overlaps the image or the kernel", "");
-	check_range(bp, "kernel range", out);
+	const char *why = memory_check_setup_data(bp);
+	if (why)
+		fail(why, "");
 	check_range(bp, "stub scratch", scratch);
 
-	/* 3. The payload must not be overwritten before it has been read. */
-	uint64_t t0 = read_tsc();
+	/* 3. The payload must not be overwritten before it has been read:
+	 * if the kernel overlaps it, it moves to the room the packer reserved
+	 * right above the scratch (init_size covers it) or, if the loader put
+	 * something there, further up. */
+	struct mem_range image = { BZPACK_LOAD_ADDR, src.end }, moved = { 0, 0 };
 	if (ranges_overlap(src, out)) {
-		/* The packer reserved room right above the scratch (init_size
-		 * covers it); if the loader put something there, look further. */
-		const struct mem_range avoid[] = { { BZPACK_LOAD_ADDR, src.end }, out, scratch };
+		const struct mem_range avoid[] = { image, out, scratch };
 		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, avoid, 3);
 		if (!to)
 			check_range(bp, "payload move", (struct mem_range){ scratch.end, scratch.end + hdr->payload_size });
-		payload = memmove((void *)(uintptr_t)to, payload, hdr->payload_size);
+		moved = (struct mem_range){ to, to + hdr->payload_size };
 	}
+	/* setup_data in the way (QEMU appends a -dtb right after the image,
+	 * init_size or not) is copied clear of everything and relinked. */
+	const struct mem_range in_use[] = { image, out, scratch, moved };
+	why = memory_rescue_setup_data(bp, in_use, 4);
+	if (why)
+		fail(why, "");
+	check_range(bp, "kernel range", out);
+
+	uint64_t t0 = read_tsc();
+	if (moved.end)
+		payload = memmove((void *)(uintptr_t)moved.start, payload, hdr->payload_size);
 	uint64_t t1 = read_tsc();
 
 	/* 4, 5, 6. */

@@ -2,6 +2,7 @@
  * E820 map and holds nothing the loader handed over that the kernel still
  * needs: boot_params, the command line, the initrd, setup_data.  Loaders
  * and kernels have clobbered each other exactly here. */
+#include "mem.h"
 #include "stub.h"
 
 #define SETUP_DATA_MAX_NODES 64 /* a loop guard: real lists hold a handful */
@@ -126,4 +127,51 @@ uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t 
 			best = c;
 	}
 	return best;
+}
+
+const char *memory_check_setup_data(const struct boot_params *bp)
+{
+	uint64_t node = bp->hdr.setup_data;
+
+	for (int i = 0; node; i++) {
+		if (i == SETUP_DATA_MAX_NODES)
+			return "setup_data list too long (a loop?)";
+		if (!is_ram(bp, (struct mem_range){ node, node + sizeof(struct setup_data_node) }))
+			return "setup_data points outside RAM";
+		if (node >= ADDR_LIMIT)         /* out of our reach, and of our writes */
+			break;
+		const struct setup_data_node *sd = (const void *)(uintptr_t)node;
+		if (!is_ram(bp, (struct mem_range){ node, node + sizeof(*sd) + sd->len }))
+			return "setup_data node runs outside RAM";
+		node = sd->next;
+	}
+	return 0;
+}
+
+const char *memory_rescue_setup_data(struct boot_params *bp, const struct mem_range *in_use, int n)
+{
+	/* The list's links may sit at any alignment inside packed structs. */
+	uint8_t *link = (uint8_t *)bp + offsetof(struct boot_params, hdr) +
+			offsetof(struct setup_header, setup_data);
+	uint64_t node;
+
+	__builtin_memcpy(&node, link, sizeof(node));
+	for (int i = 0; node && node < ADDR_LIMIT && i < SETUP_DATA_MAX_NODES; i++) {
+		struct setup_data_node *sd = (void *)(uintptr_t)node;
+		uint64_t size = sizeof(*sd) + sd->len;
+		struct mem_range extent = { node, node + size };
+		int in_the_way = 0;
+		for (int j = 0; j < n; j++)
+			in_the_way |= ranges_overlap(extent, in_use[j]);
+		if (in_the_way) {
+			uint64_t to = memory_find_free(bp, BZPACK_LOAD_ADDR, size, in_use, n);
+			if (!to)
+				return "setup_data lies where the kernel goes, and there is no room to move it";
+			sd = memmove((void *)(uintptr_t)to, sd, (size_t)size);
+			__builtin_memcpy(link, &to, sizeof(to));
+		}
+		link = (uint8_t *)&sd->next;
+		node = sd->next;
+	}
+	return 0;
 }

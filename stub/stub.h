@@ -35,6 +35,11 @@ const char *memory_check_writable(const struct boot_params *bp, struct mem_range
 /* Lowest address >= from with size writable bytes clear of avoid[]; 0 if none. */
 uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
 			  const struct mem_range *avoid, int n_avoid);
+/* The loader's setup_data list lies in RAM; returns why not, or NULL. */
+const char *memory_check_setup_data(const struct boot_params *bp);
+/* Copies setup_data nodes that overlap in_use[] to free memory and
+ * relinks them; returns why it could not, or NULL. */
+const char *memory_rescue_setup_data(struct boot_params *bp, const struct mem_range *in_use, int n);
 
 static inline int ranges_overlap(struct mem_range a, struct mem_range b)
 {
