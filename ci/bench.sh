@@ -52,13 +52,22 @@ icount_cell() {
 	done | tr '\n' ' '
 }
 
+# KVM for the wall clock only where it really boots a test kernel:
+# /dev/kvm may exist and still fail (nested virtualisation).
+WALL_ACCEL=()
+kvm_usable() {
+	[ -w /dev/kvm ] || return 1
+	$BZPACK -c none -o "$BB/kvm-probe.img" "$B/images/testkern64.elf" 2>/dev/null &&
+		bash ci/qemu-boot.sh -K -t 30 "$BB/kvm-probe.img" "$BB/kvm-probe.log" >/dev/null 2>&1
+	[ $? -eq 33 ]
+}
+
 # Median wall milliseconds of WALL_RUNS boots to the report line.
 wall_cell() {
-	local img=$1 log=$BB/wall.log accel=() times=() i t0 t1
-	[ -w /dev/kvm ] && accel=(-c host)
+	local img=$1 log=$BB/wall.log accel=("${WALL_ACCEL[@]}") times=() i t0 t1
 	for ((i = 0; i < WALL_RUNS; i++)); do
 		t0=$(date +%s%N)
-		bash ci/qemu-boot.sh -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log" >/dev/null
+		bash ci/qemu-boot.sh "${accel[@]}" -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log" >/dev/null
 		t1=$(date +%s%N)
 		times+=($(( (t1 - t0) / 1000000 )))
 	done
@@ -83,6 +92,9 @@ FAILED_CELLS=0
 case $mode in
 run)
 	json=$BB/results.json.tmp dat=$BB/codecs.dat
+	clock=tcg
+	if kvm_usable; then WALL_ACCEL=(-K); clock=kvm; fi
+	echo "wall clock: $clock, median of $WALL_RUNS boots to the report line"
 	: > "$dat"
 	echo "[" > "$json"
 	printf '%-6s %4s %-12s %10s %10s %7s %14s %8s %9s\n' codec bits payload compressed original ratio icount-cycles cyc/byte wall-ms
@@ -96,8 +108,8 @@ run)
 		printf '%-6s %4s %-12s %10s %10s %7s %14s %8s %9s\n' "$codec" "$bits" "$name" "$in" "$out" "$ratio" "$cycles" "$cpb" "$wall"
 		[ $first = 1 ] || echo "," >> "$json"
 		first=0
-		printf '  {"codec": "%s", "bits": %s, "payload": "%s", "payload_id": "%s", "compressed_bytes": %s, "bytes": %s, "ratio": %s, "icount_cycles": %s, "cycles_per_byte": %s, "move_cycles": %s, "verify_cycles": %s, "total_cycles": %s, "wall_ms": %s, "image_bytes": %s}' \
-			"$codec" "$bits" "$name" "$ident" "$in" "$out" "$ratio" "$cycles" "$cpb" "$move" "$verify" "$total" "$wall" "$(stat -c %s "$img")" >> "$json"
+		printf '  {"codec": "%s", "bits": %s, "payload": "%s", "payload_id": "%s", "compressed_bytes": %s, "bytes": %s, "ratio": %s, "icount_cycles": %s, "cycles_per_byte": %s, "move_cycles": %s, "verify_cycles": %s, "total_cycles": %s, "wall_ms": %s, "wall_clock": "%s", "image_bytes": %s}' \
+			"$codec" "$bits" "$name" "$ident" "$in" "$out" "$ratio" "$cycles" "$cpb" "$move" "$verify" "$total" "$wall" "$clock" "$(stat -c %s "$img")" >> "$json"
 		case $name in testkern*) echo "$codec-$bits $ratio $(awk -v c="$cycles" -v b="$out" 'BEGIN { printf "%.1f", 1000 * b / c }')" >> "$dat" ;; esac
 	}
 	run_cells

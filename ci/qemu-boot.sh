@@ -13,14 +13,15 @@
 #     -e REGEX     also stop when a serial line matches REGEX (exit 0)
 #     -C           IMAGE is a bootable ISO (GRUB): boot it as a CD-ROM
 #     -D FILE      -dtb FILE: QEMU hands it over as setup_data
+#     -K           KVM (-accel kvm -cpu host) instead of TCG
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" dtb=""
-while getopts "q:t:a:i:m:c:de:CD:" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" dtb="" kvm=""
+while getopts "q:t:a:i:m:c:de:CD:K" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -32,6 +33,7 @@ while getopts "q:t:a:i:m:c:de:CD:" opt; do
 	e) stop_regex=$OPTARG ;;
 	C) cdrom=1 ;;
 	D) dtb=$OPTARG ;;
+	K) kvm=1 ;;
 	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C] IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
@@ -50,6 +52,7 @@ fi
 [ -n "$initrd" ] && args+=(-initrd "$initrd")
 [ -n "$cpu" ] && args+=(-cpu "$cpu")
 [ -n "$dtb" ] && args+=(-dtb "$dtb")
+[ -n "$kvm" ] && args+=(-accel kvm -cpu host)
 [ -n "$cdrom" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's grub.cfg" >&2; exit 2; }; }
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
 
