@@ -19,6 +19,7 @@
 #define CMDLINE_SIZE          2048  /* Linux x86 COMMAND_LINE_SIZE */
 #define INITRD_ADDR_MAX       0x7fffffffu
 #define ADDR_LIMIT            (1ull << 32)
+#define LOADER_DATA_GAP       (1u << 20)   /* room for a loader's -dtb after the image */
 
 static int plan(const struct kernel *k, const struct buffer *stub, uint64_t setup_size,
 		const struct buffer *payload, struct image_layout *l, struct error *err)
@@ -38,7 +39,11 @@ static int plan(const struct kernel *k, const struct buffer *stub, uint64_t setu
 				 (unsigned long long)l->out_start, BZPACK_LOAD_ADDR,
 				 (unsigned long long)payload_start);
 	l->moves_payload = l->out_start < l->image_end;
-	l->scratch = align_up(l->image_end > l->out_end ? l->image_end : l->out_end, 4096);
+	/* QEMU appends setup_data (a -dtb) right after the image, init_size
+	 * or not, and the heads use the scratch before C can look: keep a gap
+	 * after the image when nothing else separates the two. */
+	uint64_t after_image = l->image_end + LOADER_DATA_GAP;
+	l->scratch = align_up(after_image > l->out_end ? after_image : l->out_end, 4096);
 	uint64_t end = l->scratch + BZPACK_SCRATCH_SIZE;
 	if (l->moves_payload)
 		end += align_up(payload->size, 16);
