@@ -35,7 +35,7 @@ $(B)/tools/bench_lz4_decode.o: stub/lz4_decode.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
-$(B)/tools/bench_native: $(B)/tools/bench_native.o $(B)/tools/bench_lz4_decode.o
+$(B)/tools/bench_native: $(B)/tools/bench_native.o $(B)/tools/bench_lz4_decode.o $(B)/host/tools/util.o
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(TESTKERNELS)

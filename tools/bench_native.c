@@ -48,6 +48,7 @@
 #include <zstd.h>
 
 #include "decode.h"
+#include "util.h"
 
 #ifndef BENCH_OURS_CFLAGS
 #define BENCH_OURS_CFLAGS "unknown"     /* tools/bench.mk passes the real flags */
@@ -57,10 +58,6 @@
 #define DEFAULT_MIN_REPS    5
 #define MAX_REPS            100000
 
-struct blob {
-	uint8_t *data;
-	size_t size;
-};
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -124,12 +121,12 @@ static double now(void)
  * reason) and the decoders.  A decoder must produce exactly dst_len bytes
  * from all of src; it returns NULL, or why not. */
 
-typedef const char *(*compress_fn)(const struct blob *in, struct blob *out);
+typedef const char *(*compress_fn)(const struct buffer *in, struct buffer *out);
 typedef const char *(*bench_decode_fn)(const uint8_t *src, size_t src_len,
 				       uint8_t *dst, size_t dst_len);
 
 /* lz4: one block, as bzpack ships it (tools/compress.c). */
-static const char *compress_lz4(const struct blob *in, struct blob *out)
+static const char *compress_lz4(const struct buffer *in, struct buffer *out)
 {
 	int bound = LZ4_compressBound((int)in->size);
 	int n;
@@ -158,7 +155,7 @@ static const char *decode_liblz4(const uint8_t *src, size_t src_len, uint8_t *ds
 }
 
 /* lzo1x: the LZO1X-999 compressor, the bounds-checked decoder. */
-static const char *compress_lzo1x(const struct blob *in, struct blob *out)
+static const char *compress_lzo1x(const struct buffer *in, struct buffer *out)
 {
 	lzo_uint n = in->size + in->size / 16 + 64 + 3;   /* LZO1X's worst case */
 	void *work = xmalloc(LZO1X_999_MEM_COMPRESS);
@@ -184,7 +181,7 @@ static const char *decode_liblzo2(const uint8_t *src, size_t src_len, uint8_t *d
 }
 
 /* deflate through zlib: a raw stream (no zlib or gzip wrapper), level 9. */
-static const char *compress_zlib(const struct blob *in, struct blob *out)
+static const char *compress_zlib(const struct buffer *in, struct buffer *out)
 {
 	z_stream z;
 	int r;
@@ -226,7 +223,7 @@ static const char *decode_zlib(const uint8_t *src, size_t src_len, uint8_t *dst,
 }
 
 /* deflate through libdeflate: a raw stream, libdeflate's level 12. */
-static const char *compress_libdeflate(const struct blob *in, struct blob *out)
+static const char *compress_libdeflate(const struct buffer *in, struct buffer *out)
 {
 	struct libdeflate_compressor *c = libdeflate_alloc_compressor(12);
 	size_t bound;
@@ -257,7 +254,7 @@ static const char *decode_libdeflate(const uint8_t *src, size_t src_len, uint8_t
 }
 
 /* zstd: one frame, level 19, single-threaded. */
-static const char *compress_zstd(const struct blob *in, struct blob *out)
+static const char *compress_zstd(const struct buffer *in, struct buffer *out)
 {
 	size_t bound = ZSTD_compressBound(in->size);
 
@@ -278,7 +275,7 @@ static const char *decode_libzstd(const uint8_t *src, size_t src_len, uint8_t *d
 /* xz: an .xz stream (one LZMA2 filter, no BCJ) with a CRC32 check, as the
  * kernel's xz payloads have; preset 6 | EXTREME.  Decoding includes the
  * CRC32 check. */
-static const char *compress_xz(const struct blob *in, struct blob *out)
+static const char *compress_xz(const struct buffer *in, struct buffer *out)
 {
 	size_t bound = lzma_stream_buffer_bound(in->size);
 	size_t pos = 0;
@@ -362,22 +359,16 @@ static const struct codec codecs[] = {
 
 /* ---- files -------------------------------------------------------------- */
 
-static struct blob read_file(const char *path, struct stat *st)
+/* The whole file, and its stat for the cache key; any failure is fatal. */
+static struct buffer load_file(const char *path, struct stat *st)
 {
-	struct blob b;
-	FILE *f = fopen(path, "rb");
+	struct buffer b;
+	struct error err;
 
-	if (!f)
+	if (stat(path, st) != 0)
 		die("%s: %s", path, strerror(errno));
-	if (fstat(fileno(f), st) != 0)
-		die("%s: %s", path, strerror(errno));
-	if (!S_ISREG(st->st_mode))
-		die("%s: not a regular file", path);
-	b.size = (size_t)st->st_size;
-	b.data = xmalloc(b.size);
-	if (fread(b.data, 1, b.size, f) != b.size)
-		die("%s: short read", path);
-	fclose(f);
+	if (read_file(path, &b, &err) < 0)
+		die("%s: %s", path, err.msg);
 	return b;
 }
 
@@ -405,25 +396,12 @@ static void make_dirs(const char *dir)
 	free(p);
 }
 
-/* Writes data to path through path.tmp.PID and a rename, so that a reader
- * never sees half a file. */
-static void write_file_atomic(const char *path, const void *data, size_t size)
+static void save_file(const char *path, const void *data, size_t size)
 {
-	char tmp[4096];
-	FILE *f;
+	struct error err;
 
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "wb");
-	if (!f)
-		die("%s: %s", tmp, strerror(errno));
-	if (fwrite(data, 1, size, f) != size || fclose(f) != 0) {
-		remove(tmp);
-		die("%s: write failed", tmp);
-	}
-	if (rename(tmp, path) != 0) {
-		remove(tmp);
-		die("rename %s: %s", path, strerror(errno));
-	}
+	if (write_file_atomic(path, data, size, &err) < 0)
+		die("%s: %s", path, err.msg);
 }
 
 /* ---- the compressed-input cache ----------------------------------------- */
@@ -465,11 +443,11 @@ static void cache_path(char *out, size_t cap, const char *dir, const char *input
 
 /* The compressed input for codec c: from the cache when there is one and
  * it holds it (*from_cache = 1), else compressed now (and stored). */
-static struct blob get_compressed(const struct codec *c, const char *input, const struct stat *st,
-				  const struct blob *in, const char *cache_dir, int *from_cache)
+static struct buffer get_compressed(const struct codec *c, const char *input, const struct stat *st,
+				  const struct buffer *in, const char *cache_dir, int *from_cache)
 {
 	char path[4096];
-	struct blob z = { NULL, 0 };
+	struct buffer z = { NULL, 0 };
 	const char *err;
 	double t;
 
@@ -479,7 +457,7 @@ static struct blob get_compressed(const struct codec *c, const char *input, cons
 
 		cache_path(path, sizeof path, cache_dir, input, st, c);
 		if (stat(path, &cst) == 0) {
-			z = read_file(path, &cst);
+			z = load_file(path, &cst);
 			progress("  %-10s cached: %zu bytes (%s)", c->label, z.size, path);
 			*from_cache = 1;
 			return z;
@@ -493,7 +471,7 @@ static struct blob get_compressed(const struct codec *c, const char *input, cons
 	progress("  %-10s -> %zu bytes in %.1f s", c->label, z.size, now() - t);
 	if (cache_dir) {
 		make_dirs(cache_dir);
-		write_file_atomic(path, z.data, z.size);
+		save_file(path, z.data, z.size);
 	}
 	return z;
 }
@@ -503,7 +481,7 @@ static struct blob get_compressed(const struct codec *c, const char *input, cons
 /* Decodes z once into dst and compares with in.  dst is first filled with
  * the complement of in: every byte the decoder fails to write differs. */
 static void verify(const char *input, const struct codec *c, const char *who, bench_decode_fn dec,
-		   const struct blob *z, const struct blob *in, uint8_t *dst, int from_cache)
+		   const struct buffer *z, const struct buffer *in, uint8_t *dst, int from_cache)
 {
 	const char *hint = from_cache ? " (the compressed input came from the cache: delete it?)" : "";
 	const char *err;
@@ -531,7 +509,7 @@ struct timing {
 };
 
 static void time_once(struct timing *tm, const char *input, const struct codec *c, const char *who,
-		      bench_decode_fn dec, const struct blob *z, uint8_t *dst, size_t n)
+		      bench_decode_fn dec, const struct buffer *z, uint8_t *dst, size_t n)
 {
 	double t0 = now();
 	const char *err = dec(z->data, z->size, dst, n);
@@ -568,7 +546,7 @@ static int cell_done(const struct timing *tm, double min_secs, unsigned min_reps
 
 /* Times ours (if any) and the reference, alternating repetitions, until
  * each has run for min_secs and min_reps. */
-static void time_row(const char *input, const struct codec *c, const struct blob *z, uint8_t *dst,
+static void time_row(const char *input, const struct codec *c, const struct buffer *z, uint8_t *dst,
 		     size_t n, double min_secs, unsigned min_reps, struct timing *ours, struct timing *ref)
 {
 	ours->secs = c->ours ? xmalloc(MAX_REPS * sizeof(double)) : NULL;
@@ -725,7 +703,7 @@ static void write_json(const char *path, const struct result *rs, size_t n)
 		make_dirs(dir);
 		free(dir);
 	}
-	write_file_atomic(path, buf, len);
+	save_file(path, buf, len);
 	free(buf);
 }
 
@@ -795,7 +773,7 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		const char *input = argv[i];
 		struct stat st;
-		struct blob in = read_file(input, &st);
+		struct buffer in = load_file(input, &st);
 		uint8_t *dst;
 
 		if (in.size == 0)
@@ -808,7 +786,7 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < N_CODECS; k++) {
 			const struct codec *c = &codecs[k];
 			struct result *r = &results[n_results];
-			struct blob z = in;
+			struct buffer z = in;
 			int cached = 0;
 
 			if (!selected(only, c))
