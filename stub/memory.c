@@ -81,32 +81,29 @@ static int loader_regions(const struct boot_params *bp, struct mem_range *r, con
 	return n;
 }
 
-const char *memory_check_writable(const struct boot_params *bp, struct mem_range r)
+/* Why r may not be written, given the loader's regions; NULL if it may. */
+static const char *unwritable(const struct boot_params *bp, struct mem_range r,
+			      const struct mem_range *regions, const char *const *what, int n)
 {
-	struct mem_range regions[LOADER_REGIONS_MAX];
-	const char *what[LOADER_REGIONS_MAX];
-
 	if (bp->e820_entries == 0)
 		return "has no E820 memory map to be checked against";
 	if (r.end > ADDR_LIMIT)
 		return "lies above 4 GiB";
 	if (!is_ram(bp, r))
 		return "is not RAM in the E820 map";
-	int n = loader_regions(bp, regions, what);
 	for (int i = 0; i < n; i++)
 		if (ranges_overlap(r, regions[i]))
 			return what[i];
 	return 0;
 }
 
-static int fits(const struct boot_params *bp, struct mem_range r, const struct mem_range *avoid, int n_avoid)
+const char *memory_check_writable(const struct boot_params *bp, struct mem_range r)
 {
-	if (memory_check_writable(bp, r))
-		return 0;
-	for (int i = 0; i < n_avoid; i++)
-		if (ranges_overlap(r, avoid[i]))
-			return 0;
-	return 1;
+	struct mem_range regions[LOADER_REGIONS_MAX];
+	const char *what[LOADER_REGIONS_MAX];
+	int n = loader_regions(bp, regions, what);
+
+	return unwritable(bp, r, regions, what, n);
 }
 
 uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
@@ -123,7 +120,11 @@ uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t 
 		c = (c + MOVE_ALIGN - 1) & ~(uint64_t)(MOVE_ALIGN - 1);
 		if (c < from || (best && c >= best))
 			continue;
-		if (fits(bp, (struct mem_range){ c, c + size }, avoid, n_avoid))
+		struct mem_range r = { c, c + size };
+		int clear = !unwritable(bp, r, regions, what, n);
+		for (int j = 0; clear && j < n_avoid; j++)
+			clear = !ranges_overlap(r, avoid[j]);
+		if (clear)
 			best = c;
 	}
 	return best;

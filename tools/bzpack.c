@@ -47,16 +47,6 @@ static void usage(FILE *out)
 		"      --version       print the version\n");
 }
 
-static void print_kernel(FILE *out, const char *what, const struct kernel *k)
-{
-	fprintf(out, "%-15s ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
-		what, k->bits, k->segments, (unsigned long long)k->addr,
-		(unsigned long long)(k->addr + k->blob.size + k->zero_size), k->blob.size,
-		(unsigned long long)k->zero_size, (unsigned long long)k->entry);
-	if (k->version[0])
-		fprintf(out, "%-15s %s\n", "version:", k->version);
-}
-
 /* bzpack --info: a bzImage's headers, payload and kernel, or an ELF
  * kernel as the packer sees it. */
 static int describe(const char *input, struct error *err)
@@ -77,7 +67,7 @@ static int describe(const char *input, struct error *err)
 		if (!info.ours) {
 			struct error why;
 			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0)
-				print_kernel(stdout, "vmlinux:", &k);
+				kernel_print(stdout, "vmlinux:", 15, &k);
 			else
 				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
 		}
@@ -86,7 +76,7 @@ static int describe(const char *input, struct error *err)
 			goto done;
 		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
 		printf("%-15s ELF%d x86 kernel, not a bzImage\n", "format:", k.bits);
-		print_kernel(stdout, "kernel:", &k);
+		kernel_print(stdout, "kernel:", 15, &k);
 	}
 	r = 0;
 done:

@@ -193,3 +193,13 @@ int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, str
 	find_version(k);
 	return 0;
 }
+
+void kernel_print(FILE *out, const char *label, int width, const struct kernel *k)
+{
+	fprintf(out, "%-*s ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
+		width, label, k->bits, k->segments, (unsigned long long)k->addr,
+		(unsigned long long)(k->addr + k->blob.size + k->zero_size), k->blob.size,
+		(unsigned long long)k->zero_size, (unsigned long long)k->entry);
+	if (k->version[0])
+		fprintf(out, "%-*s %s\n", width, "version:", k->version);
+}

@@ -149,11 +149,7 @@ void image_print_layout(FILE *out, const struct kernel *k, int codec, const stru
 {
 	uint64_t overhead = l->setup_size + l->stub_size + BZPACK_HEADER_SIZE;
 
-	fprintf(out, "kernel:    ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
-		k->bits, k->segments, (unsigned long long)l->out_start, (unsigned long long)l->out_end,
-		k->blob.size, (unsigned long long)k->zero_size, (unsigned long long)k->entry);
-	if (k->version[0])
-		fprintf(out, "version:   %s\n", k->version);
+	kernel_print(out, "kernel:", 10, k);
 	fprintf(out, "codec:     %s, %zu -> %llu bytes (%.2f%%)\n", bzpack_codec_name((unsigned)codec),
 		k->blob.size, (unsigned long long)l->payload_size,
 		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);

@@ -5,6 +5,7 @@
 #define KERNEL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -22,5 +23,9 @@ struct kernel {
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */
 int kernel_from_elf(const struct buffer *file, int want_bits, struct kernel *k, struct error *err);
+
+/* "<label> ELF64, 4 PT_LOAD, 0x...-0x... (N bytes + N zeroed), entry 0x..."
+ * and a "version:" line if there is one; labels padded to width. */
+void kernel_print(FILE *out, const char *label, int width, const struct kernel *k);
 
 #endif
