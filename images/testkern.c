@@ -299,19 +299,19 @@ static void print_setup_data(const struct boot_params *bp)
 			put_str("(above 4 GiB)");
 			break;
 		}
-		const volatile uint32_t *n = (const volatile uint32_t *)(uintptr_t)node;
+		const volatile struct setup_data *sd = (const volatile struct setup_data *)(uintptr_t)node;
 		if (i)
 			put_char(',');
-		put_hex(n[2]);          /* type */
+		put_hex(sd->type);
 		put_char(':');
-		put_hex(n[3]);          /* len */
+		put_hex(sd->len);
 		put_char(':');
-		const volatile uint8_t *data = (const volatile uint8_t *)(n + 4);
+		const volatile uint8_t *data = (const volatile uint8_t *)(sd + 1);
 		uint32_t sum = 0;
-		for (uint32_t k = 0; k < n[3] && k < (1u << 20); k++)
+		for (uint32_t k = 0; k < sd->len && k < (1u << 20); k++)
 			sum += data[k];
 		put_hex(sum);
-		node = n[0] | (uint64_t)n[1] << 32;
+		node = sd->next;
 	}
 	put_char('\n');
 }

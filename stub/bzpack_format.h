@@ -105,6 +105,14 @@ struct kernel_info {
 } __attribute__((packed));
 _Static_assert(sizeof(struct kernel_info) == 16, "kernel_info");
 
+/* setup_data: a list the loader hangs off setup_header.setup_data */
+struct setup_data {
+	uint64_t next;                  /* 0x00: physical address of the next node, 0 ends */
+	uint32_t type;                  /* 0x08: SETUP_* */
+	uint32_t len;                   /* 0x0c: bytes of data after this header */
+} __attribute__((packed));
+_Static_assert(sizeof(struct setup_data) == 16, "setup_data header");
+
 /* ---- boot_params ("zero page"), the parts bzpack reads or fills ------- */
 
 #define E820_MAX_ENTRIES        128

@@ -9,12 +9,6 @@
 #define ADDR_LIMIT (1ull << 32) /* the stub reaches only the low 4 GiB */
 #define MOVE_ALIGN 4096
 
-struct setup_data_node {
-	uint64_t next;
-	uint32_t type;
-	uint32_t len;
-} __attribute__((packed));
-
 /* Is all of r covered by RAM entries?  Adjacent or overlapping entries
  * may together cover it. */
 static int is_ram(const struct boot_params *bp, struct mem_range r)
@@ -73,7 +67,7 @@ static int loader_regions(const struct boot_params *bp, struct mem_range *r, con
 
 	uint64_t node = bp->hdr.setup_data;
 	for (int i = 0; node && node < ADDR_LIMIT && i < SETUP_DATA_MAX_NODES; i++) {
-		const struct setup_data_node *sd = (const void *)(uintptr_t)node;
+		const struct setup_data *sd = (const void *)(uintptr_t)node;
 		r[n] = (struct mem_range){ node, node + sizeof(*sd) + sd->len };
 		what[n++] = "collides with setup_data";
 		node = sd->next;
@@ -137,11 +131,11 @@ const char *memory_check_setup_data(const struct boot_params *bp)
 	for (int i = 0; node; i++) {
 		if (i == SETUP_DATA_MAX_NODES)
 			return "setup_data list too long (a loop?)";
-		if (!is_ram(bp, (struct mem_range){ node, node + sizeof(struct setup_data_node) }))
+		if (!is_ram(bp, (struct mem_range){ node, node + sizeof(struct setup_data) }))
 			return "setup_data points outside RAM";
 		if (node >= ADDR_LIMIT)         /* out of our reach, and of our writes */
 			break;
-		const struct setup_data_node *sd = (const void *)(uintptr_t)node;
+		const struct setup_data *sd = (const void *)(uintptr_t)node;
 		if (!is_ram(bp, (struct mem_range){ node, node + sizeof(*sd) + sd->len }))
 			return "setup_data node runs outside RAM";
 		node = sd->next;
@@ -158,7 +152,7 @@ const char *memory_rescue_setup_data(struct boot_params *bp, const struct mem_ra
 
 	__builtin_memcpy(&node, link, sizeof(node));
 	for (int i = 0; node && node < ADDR_LIMIT && i < SETUP_DATA_MAX_NODES; i++) {
-		struct setup_data_node *sd = (void *)(uintptr_t)node;
+		struct setup_data *sd = (void *)(uintptr_t)node;
 		uint64_t size = sizeof(*sd) + sd->len;
 		struct mem_range extent = { node, node + size };
 		int in_the_way = 0;
