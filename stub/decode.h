@@ -34,6 +34,8 @@ static inline const char *decode_status_name(enum decode_status s)
 typedef enum decode_status (*decode_fn)(const uint8_t *src, size_t src_len,
 					uint8_t *dst, size_t dst_len);
 
+enum decode_status none_decode(const uint8_t *src, size_t src_len,
+			       uint8_t *dst, size_t dst_len);
 enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 			      uint8_t *dst, size_t dst_len);
 

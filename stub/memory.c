@@ -75,8 +75,9 @@ static int loader_regions(const struct boot_params *bp, struct mem_range *r, con
 	return n;
 }
 
-/* Why r may not be written, given the loader's regions; NULL if it may. */
-static const char *unwritable(const struct boot_params *bp, struct mem_range r,
+/* Why r may not be written, given the loader's regions; NULL if it may.
+ * Not inlined: two callers, once per boot, and the stub is kept small. */
+__attribute__((noinline)) static const char *unwritable(const struct boot_params *bp, struct mem_range r,
 			      const struct mem_range *regions, const char *const *what, int n)
 {
 	if (bp->e820_entries == 0)

@@ -2,7 +2,7 @@
 # stub per codec and word size, each carrying only its own decoder.
 
 STUB_COMMON_SRCS := stub/main.c stub/memory.c stub/serial.c stub/string.c stub/crc32c.c
-STUB_CODEC_SRCS_none := stub/codec_none.c
+STUB_CODEC_SRCS_none := stub/codec_none.c stub/none_decode.c
 STUB_CODEC_SRCS_lz4  := stub/codec_lz4.c stub/lz4_decode.c
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))

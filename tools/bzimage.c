@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compress.h"
 #include "crc32c.h"
 #include "decode.h"
 #include "linux_codecs.h"
@@ -143,21 +144,13 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, struct buffer *
 	out->data = malloc(out->size ? out->size : 1);
 	if (!out->data)
 		return fail_with(err, "out of memory for a %zu-byte kernel", out->size);
-	enum decode_status s = DECODE_CORRUPT;
-	switch (h->codec) {
-	case BZPACK_CODEC_NONE:
-		s = h->payload_size == h->out_size ? DECODE_OK : DECODE_SHORT_OUTPUT;
-		if (s == DECODE_OK)
-			memcpy(out->data, payload, out->size);
-		break;
-	case BZPACK_CODEC_LZ4:
-		s = lz4_decode(payload, h->payload_size, out->data, out->size);
-		break;
-	default:
+	decode_fn decode = codec_decoder(h->codec);
+	if (!decode) {
 		free(out->data);
 		out->data = NULL;
 		return fail_with(err, "bzpack payload: no host decoder for codec %s", info->codec);
 	}
+	enum decode_status s = decode(payload, h->payload_size, out->data, out->size);
 	if (s != DECODE_OK) {
 		free(out->data);
 		out->data = NULL;

@@ -5,7 +5,7 @@ $(B)/tools/gen_consts: tools/gen_consts.c stub/bzpack_format.h
 	$(CC) $(HOST_CFLAGS) -o $@ tools/gen_consts.c
 
 BZPACK_SRCS := tools/bzpack.c tools/elf_kernel.c tools/compress.c tools/image.c tools/stubs.c \
-	tools/util.c tools/bzimage.c tools/linux_codecs.c stub/crc32c.c stub/lz4_decode.c
+	tools/util.c tools/bzimage.c tools/linux_codecs.c stub/crc32c.c stub/lz4_decode.c stub/none_decode.c
 BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/tools/stubs_blob.o
 
 $(B)/host/%.o: %.c
