@@ -12,7 +12,10 @@ LD       ?= ld
 OBJCOPY  ?= objcopy
 
 WARN        := -Wall -Wextra -Werror
-HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L -Istub -I$(B)/gen -MMD -MP
+# Where the headers are: include/ (the format), decode/ (decoders, CRC and
+# the codec list, shared by every side), the side's own folder.
+INCLUDES    := -Iinclude -Idecode
+HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -I$(B)/gen -MMD -MP
 HOST_LDLIBS :=
 
 # The stub is freestanding and position-dependent.  -ffreestanding alone
@@ -22,23 +25,26 @@ HOST_LDLIBS :=
 # enabled SSE this early.  No loop-to-memcpy rewriting inside memcpy itself.
 STUB_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fbuiltin -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
-	-mgeneral-regs-only -fcf-protection=none -Istub -MMD -MP $(EXTRA_STUB_CFLAGS)
+	-mgeneral-regs-only -fcf-protection=none $(INCLUDES) -Istub -MMD -MP $(EXTRA_STUB_CFLAGS)
 STUB_CFLAGS_32 := -m32 -march=i686
 STUB_CFLAGS_64 := -m64 -mno-red-zone -mcmodel=small
 
-CODECS := none lz4
+# Every codec in decode/codecs.def, by its C identifier (the file stem).
+CODECS := $(shell sed -n 's/^CODEC.\([a-z0-9_]*\),.*/\1/p' decode/codecs.def)
 BITS   := 32 64
 
 all:
+
+GEN_FILES := $(B)/gen/bzpack_format.inc $(B)/gen/bzpack_format.ld $(B)/gen/bzpack_format.sh $(B)/gen/stubs.S
 
 include stub/stub.mk
 include tools/tools.mk
 include images/images.mk
 include tests/tests.mk
-include tools/bench.mk
+include tools/bench/bench.mk
 include tests/fuzz.mk
 
-all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS)
+all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS) $(GEN_FILES)
 
 # Objects depend on the flags they were built with: changing
 # EXTRA_STUB_CFLAGS rebuilds the stubs.
@@ -46,11 +52,14 @@ $(B)/stub/cflags: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(STUB_CFLAGS)' | cmp -s - $@ || echo '$(STUB_CFLAGS)' > $@
 
-# Generated constants: NASM and ld read the C header through this.
-$(B)/gen/bzpack_format.inc $(B)/gen/bzpack_format.ld: $(B)/tools/gen_consts
+# Generated from the C header and the codec list: constants for NASM, ld
+# and the test scripts; the stubs.S that carries every stub into the packer.
+$(B)/gen/bzpack_format.%: $(B)/tools/gen_consts
 	@mkdir -p $(B)/gen
-	$(B)/tools/gen_consts inc > $(B)/gen/bzpack_format.inc.tmp && mv $(B)/gen/bzpack_format.inc.tmp $(B)/gen/bzpack_format.inc
-	$(B)/tools/gen_consts ld > $(B)/gen/bzpack_format.ld.tmp && mv $(B)/gen/bzpack_format.ld.tmp $(B)/gen/bzpack_format.ld
+	$(B)/tools/gen_consts $* > $@.tmp && mv $@.tmp $@
+$(B)/gen/stubs.S: $(B)/tools/gen_consts
+	@mkdir -p $(B)/gen
+	$(B)/tools/gen_consts stubs > $@.tmp && mv $@.tmp $@
 
 deps:
 	@sh ci/deps.sh

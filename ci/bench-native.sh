@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench-native.sh - run $B/tools/bench_native (tools/bench_native.c) on the
+# bench-native.sh - run $B/tools/bench_native (tools/bench/bench_native.c) on the
 # inputs that exist: the test kernels, and the Debian vmlinux files when
 # they are cached under $B/debian.  Extra inputs may follow as arguments.
 # Run by `make bench-native`, which builds the program and the kernels.

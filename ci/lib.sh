@@ -16,6 +16,18 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
 }
 
+# The codecs the packer carries (decode/codecs.def), one per line; every
+# loop over codecs takes them from here.  An empty list is an error: a
+# loop over nothing would pass having checked nothing.
+codecs() {
+	local list
+	list=$($BZPACK --list-codecs) && [ -n "$list" ] || {
+		echo "FAIL $BZPACK --list-codecs printed no codecs" >&2
+		return 1
+	}
+	echo "$list"
+}
+
 # The report line's value for KEY, from a serial log.
 report_field() {
 	grep -m1 '^bzpack: codec=' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"

@@ -356,7 +356,7 @@ bad "bzpack image, truncated" "$f" "run past the end of the file"
 bad "bzpack image of a 64-bit kernel, -b 32" "$ours" "bzpack image of a 64-bit kernel, but a 32-bit kernel was asked for" "-b 32"
 
 # -- bad usage: exit 2
-add "unknown codec" 2 "-c zstd $M64" - "unknown codec 'zstd'"
+add "unknown codec" 2 "-c no-such-codec $M64" - "unknown codec 'no-such-codec'"
 add "--bits 16" 2 "-b 16 $M64" - "--bits takes 32 or 64"
 add "level not a number" 2 "-l fast $M64" - "bad level 'fast'"
 add "no input" 2 "" usage "usage: bzpack"

@@ -3,7 +3,7 @@
 CMDLINE="bzpack-test console=ttyS0 marker=42"
 
 for bits in 32 64; do
-	for codec in none lz4; do
+	for codec in $(codecs); do
 		img=$T/testkern$bits-$codec.img
 		name="pack testkern$bits $codec"
 		rm -f "$img"
@@ -74,7 +74,7 @@ fi
 
 # A kernel whose memory overlaps the loaded image (at 2 MiB): the stub must
 # move the payload above the kernel before decompressing.
-for codec in none lz4; do
+for codec in $(codecs); do
 	img=$T/testkern64-low-$codec.img
 	log=$T/testkern64-low-$codec.log
 	name="kernel overlapping the image ($codec): payload moved, boots"

@@ -177,7 +177,7 @@ mkdir -p "$COR_DIR/res"
 : > "$COR_DIR/jobs"
 cor_x=$COR_SEED
 cor_codecs=""
-for cor_codec in none lz4; do
+for cor_codec in $(codecs); do
 	cor_ok=1
 	for cor_bits in 32 64; do
 		cor_base=$COR_DIR/base-$cor_bits-$cor_codec.img

@@ -7,7 +7,7 @@
 #   $(B)/images/testkern32.elf  ELF32, entered in 32-bit protected mode
 #   $(B)/images/testkern64.elf  ELF64, entered in long mode
 #
-# Both kernels come from images/testkern.c + stub/crc32c.c (C) and
+# Both kernels come from images/testkern.c + decode/crc32c.c (C) and
 # images/entry_{32,64}.asm + images/filler.asm (NASM), objects in
 # $(B)/images/{32,64}/, linked by linker/testkern.ld.
 
@@ -23,7 +23,7 @@ TESTKERN_LOW_BASE := 0x200000
 # there is no C library to call.
 TESTKERN_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
-	-mgeneral-regs-only -fcf-protection=none -Istub -I$(B)/images -MMD -MP
+	-mgeneral-regs-only -fcf-protection=none $(INCLUDES) -Istub -I$(B)/images -MMD -MP
 TESTKERN_CFLAGS_32 := -m32 -march=i686
 TESTKERN_CFLAGS_64 := -m64 -mno-red-zone
 TESTKERN_LDEMU_32  := elf_i386
@@ -31,9 +31,9 @@ TESTKERN_LDEMU_64  := elf_x86_64
 TESTKERN_LDFLAGS   := -nostdlib -static -z max-page-size=4096 -z noexecstack \
 	--build-id=none --orphan-handling=error -T linker/testkern.ld
 
-$(B)/tools/mkfiller: tools/mkfiller.c stub/crc32c.c stub/crc32c.h
+$(B)/tools/mkfiller: tools/gen/mkfiller.c decode/crc32c.c decode/crc32c.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/mkfiller.c stub/crc32c.c $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/gen/mkfiller.c decode/crc32c.c $(HOST_LDLIBS)
 
 # One run writes both; images.mk is a prerequisite for FILLER_SIZE.
 $(B)/images/filler.bin $(B)/images/filler.h &: $(B)/tools/mkfiller images/images.mk
@@ -46,7 +46,7 @@ $(B)/images/$(1)/testkern.o: images/testkern.c $(B)/images/filler.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(TESTKERN_CFLAGS) $$(TESTKERN_CFLAGS_$(1)) -c -o $$@ $$<
 
-$(B)/images/$(1)/crc32c.o: stub/crc32c.c
+$(B)/images/$(1)/crc32c.o: decode/crc32c.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(TESTKERN_CFLAGS) $$(TESTKERN_CFLAGS_$(1)) -c -o $$@ $$<
 

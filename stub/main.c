@@ -8,7 +8,9 @@
  *      command line, the initrd or setup_data;
  *   3. move the compressed payload out of the kernel's way if they overlap;
  *   4. verify the payload's CRC32C;
- *   5. decompress straight to the kernel's load address, exactly out_size;
+ *   5. decompress straight to the kernel's load address, exactly out_size,
+ *      the decoder's tables and state in the workspace the packer reserved
+ *      right after our scratch;
  *   6. clear the kernel's bss;
  *   7. print the report line and hand the entry point back to the head,
  *      which jumps as the boot protocol says.
@@ -50,6 +52,9 @@ static void check_header(const struct bzpack_header *hdr, const struct crc32c_ta
 		fail("payload codec does not match this stub's decoder", "");
 	if (hdr->bits != 8 * sizeof(void *))
 		fail("payload word size does not match this stub", "");
+	if (hdr->workspace_size < stub_codec.workspace_size ||
+	    hdr->workspace_size % BZPACK_WORKSPACE_ALIGN)
+		fail("decoder workspace in the header is too small or misaligned", "");
 }
 
 static void check_range(const struct boot_params *bp, const char *what, struct mem_range r)
@@ -108,7 +113,11 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	uint64_t image_end = BZPACK_LOAD_ADDR + (uint64_t)bp->hdr.syssize * 16;
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
 	struct mem_range out = { hdr->out_addr, (uint64_t)hdr->out_addr + hdr->out_size + hdr->zero_size };
-	struct mem_range scratch = { hdr->scratch_addr, (uint64_t)hdr->scratch_addr + BZPACK_SCRATCH_SIZE };
+	/* Our scratch: the heads' page tables and stack, then the decoder's
+	 * workspace; the two are planned, checked and avoided as one. */
+	struct mem_range scratch = { hdr->scratch_addr,
+				     (uint64_t)hdr->scratch_addr + BZPACK_SCRATCH_SIZE + hdr->workspace_size };
+	void *workspace = (void *)(uintptr_t)(hdr->scratch_addr + BZPACK_SCRATCH_SIZE);
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
 	if (out.start < LOW_MEMORY_END || out.start < src.start)
@@ -120,12 +129,12 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	const char *why = memory_check_setup_data(bp);
 	if (why)
 		fail(why, "");
-	check_range(bp, "stub scratch", scratch);
+	check_range(bp, "stub scratch and decoder workspace", scratch);
 
 	/* 3. The payload must not be overwritten before it has been read:
 	 * if the kernel overlaps it, it moves to the room the packer reserved
-	 * right above the scratch (init_size covers it) or, if the loader put
-	 * something there, further up. */
+	 * right above the scratch and workspace (init_size covers it) or, if
+	 * the loader put something there, further up. */
 	struct mem_range image = { BZPACK_LOAD_ADDR, src.end }, moved = { 0, 0 };
 	if (ranges_overlap(src, out)) {
 		const struct mem_range avoid[] = { image, out, scratch };
@@ -152,7 +161,8 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 		fail("payload checksum mismatch (CRC32C)", "");
 	uint64_t t2 = read_tsc();
 	enum decode_status status = stub_codec.decode(payload, hdr->payload_size,
-						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size);
+						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size,
+						       workspace);
 	uint64_t t3 = read_tsc();
 	if (status != DECODE_OK)
 		fail("decompression failed: ", decode_status_name(status));

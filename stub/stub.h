@@ -8,9 +8,10 @@
 #include "bzpack_format.h"
 #include "decode.h"
 
-/* The one codec this stub was built with (stub/codec_<name>.c). */
+/* The one codec this stub was built with (stub/codec.c). */
 struct stub_codec {
 	uint8_t id;             /* enum bzpack_codec */
+	uint32_t workspace_size; /* what its decoder needs (decode/codecs.def) */
 	decode_fn decode;
 };
 extern const struct stub_codec stub_codec;

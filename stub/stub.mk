@@ -1,9 +1,11 @@
 # The boot side: the real-mode setup (one, shared) and a protected-mode
-# stub per codec and word size, each carrying only its own decoder.
+# stub per codec and word size, each carrying only its own decoder:
+# stub/*.c, the codec glue stub/codec.c built with -DSTUB_CODEC=<ident>,
+# and decode/<ident>_decode.c.  The codecs come from decode/codecs.def
+# (CODECS in the top Makefile).
 
-STUB_COMMON_SRCS := stub/main.c stub/memory.c stub/serial.c stub/string.c stub/crc32c.c
-STUB_CODEC_SRCS_none := stub/codec_none.c stub/none_decode.c
-STUB_CODEC_SRCS_lz4  := stub/codec_lz4.c stub/lz4_decode.c
+STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o serial.o string.o decode/crc32c.o)
+STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
@@ -12,13 +14,20 @@ $(B)/stub/setup.bin: stub/setup.asm $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
-# C objects, once per word size
-$(B)/stub/32/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $(dir $@)
-	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_32) -c -o $@ $<
-$(B)/stub/64/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $(dir $@)
-	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_64) -c -o $@ $<
+# C objects, once per word size: the boot side's own, and the shared
+# decoders and CRC.
+define stub_objs
+$(B)/stub/$(1)/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
+$(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
+$(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
+endef
+$(foreach w,$(BITS),$(eval $(call stub_objs,$(w))))
 
 $(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
@@ -32,7 +41,7 @@ LD_EMULATION_64 := elf_x86_64
 
 # stub_rule codec bits
 define stub_rule
-$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(patsubst stub/%.c,$(B)/stub/$(2)/%.o,$(STUB_COMMON_SRCS) $(STUB_CODEC_SRCS_$(1))) linker/stub.ld $(B)/gen/bzpack_format.ld
+$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -static --build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef

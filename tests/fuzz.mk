@@ -6,7 +6,7 @@
 #                             UBSan (ci/test-malformed.sh runs the
 #                             malformed-input corpus through it); part of
 #                             `make all`
-#   $(B)/fuzz/fuzz_lz4        libFuzzer target: stub/lz4_decode.c, checked
+#   $(B)/fuzz/fuzz_lz4        libFuzzer target: decode/lz4_decode.c, checked
 #                             against liblz4 (tests/fuzz_lz4.c)
 #   $(B)/fuzz/seeds/lz4/      its seed corpus, made by $(B)/fuzz/mkseeds_lz4
 #   make fuzz                 run every fuzzer for FUZZ_SECONDS (default 30)
@@ -26,7 +26,7 @@ $(B)/asan/%.o: %.c
 	$(CC) $(HOST_CFLAGS) $(ASAN_BZPACK_FLAGS) -c -o $@ $<
 
 # The stub binaries are data: the plain build's blob object is reused.
-$(B)/asan/bzpack: $(ASAN_BZPACK_OBJS) $(B)/host/tools/stubs_blob.o
+$(B)/asan/bzpack: $(ASAN_BZPACK_OBJS) $(B)/host/stubs_blob.o
 	$(CC) $(ASAN_BZPACK_FLAGS) -o $@ $^ $(BZPACK_LIBS)
 
 all: $(B)/asan/bzpack
@@ -37,13 +37,13 @@ FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
 FUZZ_SECONDS ?= 30
 # Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
 FUZZ_ARGS    ?=
-FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L -Istub \
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS      := lz4
 
-$(B)/fuzz/fuzz_lz4: tests/fuzz_lz4.c stub/lz4_decode.c stub/decode.h stub/mem.h
+$(B)/fuzz/fuzz_lz4: tests/fuzz_lz4.c decode/lz4_decode.c decode/decode.h decode/mem.h decode/codecs.def
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c stub/lz4_decode.c -llz4
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c decode/lz4_decode.c -llz4
 
 # Seeds: small inputs compressed by liblz4 (fast and HC), in the fuzzer's
 # input format.  Plain host build: it only writes files.

@@ -175,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *ours = exact(dst_len), *ref = exact(dst_len), *lib = exact(dst_len);
 	struct shape sh;
 
-	enum decode_status s_ours = lz4_decode(src, n, ours, dst_len);
+	enum decode_status s_ours = lz4_decode(src, n, ours, dst_len, NULL);
 	enum decode_status s_ref = ref_decode(src, n, ref, dst_len, &sh);
 	int r_lib = LZ4_decompress_safe((const char *)src, (char *)lib, (int)n, (int)dst_len);
 	int lib_ok = r_lib >= 0 && (size_t)r_lib == dst_len;

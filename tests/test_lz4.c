@@ -184,7 +184,7 @@ static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_
 	int st;
 
 	memset(d.p, 0x5C, dst_len);
-	st = lz4_decode(s.p, src_len, d.p, dst_len);
+	st = lz4_decode(s.p, src_len, d.p, dst_len, NULL);
 	if (!buf_guards_ok(&d))
 		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
 	if (!valid_status(st))
@@ -715,9 +715,9 @@ static void test_handmade(void)
 
 	/* NULL buffers of length 0. */
 	begin_case();
-	if (lz4_decode(NULL, 0, NULL, 0) != DECODE_OK)
+	if (lz4_decode(NULL, 0, NULL, 0, NULL) != DECODE_OK)
 		failf("NULL/0, NULL/0 not OK");
-	if (lz4_decode(zero_token, 1, NULL, 0) != DECODE_OK)
+	if (lz4_decode(zero_token, 1, NULL, 0, NULL) != DECODE_OK)
 		failf("{0}, NULL/0 not OK");
 	end_case("handmade-null-empty");
 

@@ -1,6 +1,6 @@
 # Host unit tests (included by the top Makefile; uses B, CC, HOST_CFLAGS,
 # HOST_LDLIBS from there).
-#   $(B)/tests/test_lz4        stub/lz4_decode.c against liblz4, -O2
+#   $(B)/tests/test_lz4        decode/lz4_decode.c against liblz4, -O2
 #   $(B)/tests/test_lz4_asan   the same, built with ASan + UBSan
 # Both take optional extra input files (the test kernels) as arguments and
 # skip the ones that do not exist:
@@ -19,7 +19,7 @@ $(B)/tests/test_lz4.o: tests/test_lz4.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(B)/tests/lz4_decode.o: stub/lz4_decode.c
+$(B)/tests/lz4_decode.o: decode/lz4_decode.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
@@ -31,7 +31,7 @@ $(B)/tests/asan/test_lz4.o: tests/test_lz4.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -c -o $@ $<
 
-$(B)/tests/asan/lz4_decode.o: stub/lz4_decode.c
+$(B)/tests/asan/lz4_decode.o: decode/lz4_decode.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -c -o $@ $<
 
@@ -48,6 +48,6 @@ check-lz4: $(B)/tests/test_lz4 $(B)/tests/test_lz4_asan
 
 # CRC-32C: check value, SSE4.2 path against the table path.
 HOST_TESTS += $(B)/tests/test_crc32c
-$(B)/tests/test_crc32c: tests/test_crc32c.c stub/crc32c.c stub/crc32c.h
+$(B)/tests/test_crc32c: tests/test_crc32c.c decode/crc32c.c decode/crc32c.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -o $@ tests/test_crc32c.c stub/crc32c.c
+	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -o $@ tests/test_crc32c.c decode/crc32c.c

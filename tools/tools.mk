@@ -1,23 +1,27 @@
-# Host tools: the packer and its build-time helpers.
+# Host tools: the packer (tools/bzpack/) and the build-time generators
+# (tools/gen/).  The native benchmark has its own tools/bench/bench.mk.
 
-$(B)/tools/gen_consts: tools/gen_consts.c stub/bzpack_format.h
+$(B)/tools/gen_consts: tools/gen/gen_consts.c include/bzpack_format.h decode/codecs.def
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/gen_consts.c
+	$(CC) $(HOST_CFLAGS) -o $@ tools/gen/gen_consts.c
 
-BZPACK_SRCS := tools/bzpack.c tools/elf_kernel.c tools/compress.c tools/image.c tools/stubs.c \
-	tools/util.c tools/bzimage.c tools/linux_codecs.c stub/crc32c.c stub/lz4_decode.c stub/none_decode.c
-BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/tools/stubs_blob.o
+# The packer: its own sources, one compressor glue per codec, and the
+# decoders and CRC the stub runs (decode/).
+BZPACK_SRCS := $(wildcard tools/bzpack/*.c) decode/crc32c.c \
+	$(foreach c,$(CODECS),decode/$(c)_decode.c)
+BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/stubs_blob.o
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
-# The stubs are data inside the packer.
-$(B)/host/tools/stubs_blob.o: tools/stubs.S $(STUB_BINS)
+# The stubs are data inside the packer (build/gen/stubs.S, generated).
+$(B)/host/stubs_blob.o: $(B)/gen/stubs.S $(STUB_BINS)
 	@mkdir -p $(dir $@)
-	$(CC) -c -Wa,-I$(B) -o $@ tools/stubs.S
+	$(CC) -c -Wa,-I$(B) -o $@ $(B)/gen/stubs.S
 
-# liblz4 packs; the rest read the payloads of existing bzImages (tools/bzimage.c tools/linux_codecs.c).
+# The codecs' compressors (liblz4, ...), and the libraries that read the
+# payloads of existing bzImages (tools/bzpack/bzimage.c, linux_codecs.c).
 BZPACK_LIBS := -llz4 -lz -lbz2 -llzma -lzstd -llzo2
 
 $(B)/bzpack: $(BZPACK_OBJS)

@@ -3,8 +3,9 @@
  *   file:   [setup.bin | kernel_version string | pad to a sector]   real-mode part
  *           [stub | bzpack_header | payload | pad to 16]           protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR; the kernel at its
- *           own physical addresses; above both, the stub's scratch, and
- *           above that the moved payload when it overlaps the kernel.
+ *           own physical addresses; above both, the stub's scratch, then
+ *           the decoder's workspace, and above that the moved payload
+ *           when it overlaps the kernel.
  */
 #include "image.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "bzpack_format.h"
+#include "codecs.h"
 #include "crc32c.h"
 #include "stubs.h"
 
@@ -21,10 +23,12 @@
 #define ADDR_LIMIT            (1ull << 32)
 #define LOADER_DATA_GAP       (1u << 20)   /* room for a loader's -dtb after the image */
 
-static int plan(const struct kernel *k, const struct buffer *stub, uint64_t setup_size,
-		const struct buffer *payload, struct image_layout *l, struct error *err)
+static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
+		uint64_t setup_size, const struct buffer *payload, struct image_layout *l,
+		struct error *err)
 {
 	memset(l, 0, sizeof(*l));
+	l->workspace_size = align_up(codec->workspace_size, BZPACK_WORKSPACE_ALIGN);
 	l->setup_size = setup_size;
 	l->stub_size = stub->size;
 	l->payload_size = payload->size;
@@ -44,7 +48,7 @@ static int plan(const struct kernel *k, const struct buffer *stub, uint64_t setu
 	 * after the image when nothing else separates the two. */
 	uint64_t after_image = l->image_end + LOADER_DATA_GAP;
 	l->scratch = align_up(after_image > l->out_end ? after_image : l->out_end, 4096);
-	uint64_t end = l->scratch + BZPACK_SCRATCH_SIZE;
+	uint64_t end = l->scratch + BZPACK_SCRATCH_SIZE + l->workspace_size;
 	if (l->moves_payload)
 		end += align_up(payload->size, 16);
 	if (end > ADDR_LIMIT)
@@ -79,7 +83,7 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->kernel_info_offset = (uint32_t)(l->stub_size + offsetof(struct bzpack_header, kernel_info));
 }
 
-static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, int codec,
+static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, const struct codec *codec,
 			       const struct buffer *payload, const struct image_layout *l)
 {
 	static struct crc32c_table crc;
@@ -88,7 +92,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	memset(h, 0, sizeof(*h));
 	h->magic = BZPACK_MAGIC;
 	h->version = BZPACK_FORMAT_VERSION;
-	h->codec = (uint8_t)codec;
+	h->codec = codec->id;
 	h->bits = (uint8_t)k->bits;
 	h->header_size = BZPACK_HEADER_SIZE;
 	h->payload_size = (uint32_t)payload->size;
@@ -100,21 +104,22 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->scratch_addr = (uint32_t)l->scratch;
 	h->scratch_addr_check = ~(uint32_t)l->scratch;
 	h->init_size = (uint32_t)l->init_size;
+	h->workspace_size = (uint32_t)l->workspace_size;
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
 					       sizeof(struct kernel_info), 0 };
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
-int image_build(const struct kernel *k, int codec, const struct buffer *payload,
+int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
 		struct buffer *image, struct image_layout *l, struct error *err)
 {
-	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec, k->bits);
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits);
 	char version[KERNEL_VERSION_MAX + 64];
 
 	if (!stub.size)
-		return fail_with(err, "no %d-bit stub for codec %s", k->bits, bzpack_codec_name((unsigned)codec));
+		return fail_with(err, "no %d-bit stub for codec %s", k->bits, codec->name);
 	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s, %d-bit%s",
-		 k->version, k->version[0] ? " [" : "", bzpack_codec_name((unsigned)codec), k->bits,
+		 k->version, k->version[0] ? " [" : "", codec->name, k->bits,
 		 k->version[0] ? "]" : "");
 	uint64_t version_offset = setup.size, version_len = strlen(version) + 1;
 	uint64_t setup_size = align_up(setup.size + version_len, SECTOR_SIZE);
@@ -122,7 +127,7 @@ int image_build(const struct kernel *k, int codec, const struct buffer *payload,
 		return fail_with(err, "internal error: real-mode part too large");
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX)
 		return fail_with(err, "kernel too large");
-	if (plan(k, &stub, setup_size, payload, l, err) < 0)
+	if (plan(k, codec, &stub, setup_size, payload, l, err) < 0)
 		return -1;
 
 	image->size = l->setup_size + l->prot_size;
@@ -145,12 +150,13 @@ int image_build(const struct kernel *k, int codec, const struct buffer *payload,
 	return 0;
 }
 
-void image_print_layout(FILE *out, const struct kernel *k, int codec, const struct image_layout *l)
+void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,
+			const struct image_layout *l)
 {
 	uint64_t overhead = l->setup_size + l->stub_size + BZPACK_HEADER_SIZE;
 
 	kernel_print(out, "kernel:", 10, k);
-	fprintf(out, "codec:     %s, %zu -> %llu bytes (%.2f%%)\n", bzpack_codec_name((unsigned)codec),
+	fprintf(out, "codec:     %s, %zu -> %llu bytes (%.2f%%)\n", codec->name,
 		k->blob.size, (unsigned long long)l->payload_size,
 		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);
 	fprintf(out, "setup:     %llu bytes (%llu sectors)\n", (unsigned long long)l->setup_size,
@@ -160,9 +166,10 @@ void image_print_layout(FILE *out, const struct kernel *k, int codec, const stru
 	fprintf(out, "overhead:  %llu bytes (setup + stub + header)\n", (unsigned long long)overhead);
 	fprintf(out, "image:     %llu bytes, protected-mode part ends at 0x%llx\n",
 		(unsigned long long)(l->setup_size + l->prot_size), (unsigned long long)l->image_end);
-	fprintf(out, "scratch:   0x%llx-0x%llx%s\n", (unsigned long long)l->scratch,
-		(unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
-		l->moves_payload ? ", payload moved above it before decompression" : "");
+	fprintf(out, "scratch:   0x%llx-0x%llx, decoder workspace %llu bytes after it%s\n",
+		(unsigned long long)l->scratch, (unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
+		(unsigned long long)l->workspace_size,
+		l->moves_payload ? ", payload moved above both before decompression" : "");
 	fprintf(out, "init_size: 0x%llx (%llu bytes)\n", (unsigned long long)l->init_size,
 		(unsigned long long)l->init_size);
 }

@@ -142,7 +142,7 @@ static const char *compress_lz4(const struct buffer *in, struct buffer *out)
 
 static const char *decode_ours_lz4(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
 {
-	enum decode_status s = lz4_decode(src, src_len, dst, dst_len);
+	enum decode_status s = lz4_decode(src, src_len, dst, dst_len, NULL);
 
 	return s == DECODE_OK ? NULL : decode_status_name(s);
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "codecs.h"
 #include "kernel.h"
 #include "util.h"
 
@@ -16,14 +17,15 @@ struct image_layout {
 	uint64_t image_end;        /* BZPACK_LOAD_ADDR + prot_size */
 	uint64_t out_start, out_end; /* the kernel's memory, bss included */
 	uint64_t scratch;          /* page tables + stack */
+	uint64_t workspace_size;   /* the decoder's, right after the scratch */
 	int moves_payload;         /* the payload overlaps the kernel's memory */
 	uint64_t init_size;        /* from BZPACK_LOAD_ADDR to the last byte we touch */
 };
 
-int image_build(const struct kernel *k, int codec, const struct buffer *payload,
+int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
 		struct buffer *image, struct image_layout *layout, struct error *err);
 
-void image_print_layout(FILE *out, const struct kernel *k, int codec,
+void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,
 			const struct image_layout *l);
 
 #endif

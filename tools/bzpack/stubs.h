@@ -1,4 +1,4 @@
-/* stubs.h - the boot-side binaries the packer carries (tools/stubs.S). */
+/* stubs.h - the boot-side binaries the packer carries (build/gen/stubs.S). */
 #ifndef STUBS_H
 #define STUBS_H
 

@@ -1,6 +1,6 @@
 # bench.mk - `make bench-native`: our decoders, compiled for the host the
 # way the stub compiles them, against the reference libraries on the same
-# inputs (tools/bench_native.c, run by ci/bench-native.sh).  Included by
+# inputs (tools/bench/bench_native.c, run by ci/bench-native.sh).  Included by
 # the top Makefile; uses B, CC, HOST_CFLAGS, STUB_CFLAGS and TESTKERNELS.
 #
 #   $(B)/tools/bench_native     the benchmark
@@ -25,17 +25,17 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 	@mkdir -p $(@D)
 	@echo '$(CC) $(BENCH_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(BENCH_CFLAGS)' > $@
 
-$(B)/tools/bench_native.o: tools/bench_native.c $(B)/tools/bench_native.flags
+$(B)/tools/bench_native.o: tools/bench/bench_native.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
 
 # The decoder exactly as the stub's source has it, under its own object
 # name so that it never mixes with the test or packer builds of it.
-$(B)/tools/bench_lz4_decode.o: stub/lz4_decode.c $(B)/tools/bench_native.flags
+$(B)/tools/bench_lz4_decode.o: decode/lz4_decode.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
-$(B)/tools/bench_native: $(B)/tools/bench_native.o $(B)/tools/bench_lz4_decode.o $(B)/host/tools/util.o
+$(B)/tools/bench_native: $(B)/tools/bench_native.o $(B)/tools/bench_lz4_decode.o $(B)/host/tools/bzpack/util.o
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(TESTKERNELS)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compress.h"
+#include "codecs.h"
 #include "crc32c.h"
 #include "decode.h"
 #include "linux_codecs.h"
@@ -144,13 +144,13 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, struct buffer *
 	out->data = malloc(out->size ? out->size : 1);
 	if (!out->data)
 		return fail_with(err, "out of memory for a %zu-byte kernel", out->size);
-	decode_fn decode = codec_decoder(h->codec);
-	if (!decode) {
+	const struct codec *codec = codec_by_id(h->codec);
+	if (!codec) {
 		free(out->data);
 		out->data = NULL;
 		return fail_with(err, "bzpack payload: no host decoder for codec %s", info->codec);
 	}
-	enum decode_status s = decode(payload, h->payload_size, out->data, out->size);
+	enum decode_status s = codec_decode(codec, payload, h->payload_size, out->data, out->size);
 	if (s != DECODE_OK) {
 		free(out->data);
 		out->data = NULL;

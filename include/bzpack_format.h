@@ -4,9 +4,11 @@
  * the Linux x86 boot protocol's setup_header and boot_params (the parts we
  * touch), our own bzpack_header, and the memory plan constants.
  *
- * NASM never retypes any of this: tools/gen_consts.c prints these offsets
- * and constants as %define lines (build/gen/bzpack_format.inc) and as a
- * linker script fragment (build/gen/bzpack_format.ld).
+ * NASM never retypes any of this: tools/gen/gen_consts.c prints these
+ * offsets and constants as %define lines (build/gen/bzpack_format.inc), as
+ * a linker script fragment (build/gen/bzpack_format.ld) and as shell
+ * variables for the test scripts (build/gen/bzpack_format.sh).  The codec
+ * list itself lives in decode/codecs.def.
  *
  * References: Documentation/arch/x86/boot.rst (boot protocol 2.15),
  * Documentation/arch/x86/zero-page.rst.
@@ -158,24 +160,30 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  * The payload decompresses to [out_addr, out_addr + out_size), followed by
  * zero_size bytes the stub clears (the kernel's bss).  The stub's scratch
  * (page tables, then the stack) lies at scratch_addr, above both the image
- * and the kernel's memory; when the payload itself overlaps the kernel's
- * memory it is first moved to scratch_addr + BZPACK_SCRATCH_SIZE.
+ * and the kernel's memory.  The decoder's workspace (workspace_size bytes,
+ * a multiple of 4 KiB) follows it at scratch_addr + BZPACK_SCRATCH_SIZE.
+ * When the payload itself overlaps the kernel's memory it is first moved
+ * above the workspace.
  * init_size in the setup header covers all of it.
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
 #define BZPACK_FORMAT_VERSION   1
 
+/* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
-	BZPACK_CODEC_NONE = 0,
-	BZPACK_CODEC_LZ4  = 1,
-	BZPACK_CODEC_COUNT
+#define CODEC(ident, name, id, workspace) BZPACK_CODEC_##ident = id,
+#include "codecs.def"
+#undef CODEC
 };
 
+/* The name of a codec id, NULL if there is none: what -c takes and the
+ * report line prints. */
 static inline const char *bzpack_codec_name(unsigned codec)
 {
 	switch (codec) {
-	case BZPACK_CODEC_NONE: return "none";
-	case BZPACK_CODEC_LZ4:  return "lz4";
+#define CODEC(ident, name, id, workspace) case id: return name;
+#include "codecs.def"
+#undef CODEC
 	}
 	return 0;
 }
@@ -195,7 +203,7 @@ struct bzpack_header {
 	uint32_t scratch_addr;          /* 0x28: BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
 	uint32_t scratch_addr_check;    /* 0x2c: ~scratch_addr; asm checks it before using the stack */
 	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
-	uint32_t reserved;              /* 0x34: zero */
+	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
 	uint32_t header_crc;            /* 0x48: CRC32C of bytes 0x00..0x47 */
 	uint32_t reserved2;             /* 0x4c: zero, keeps the payload 16-byte aligned */
@@ -215,6 +223,7 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x48, "he
 #define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB */
 #define BZPACK_SCRATCH_STACK_TOP 0x10000
 #define BZPACK_SCRATCH_SIZE     0x10000
+#define BZPACK_WORKSPACE_ALIGN  0x1000
 
 /* The stub's first instruction jumps over this 8-byte marker, which our
  * real-mode setup looks for at BZPACK_LOAD_ADDR + 2 before it switches

@@ -2,6 +2,8 @@
  *
  *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [-v] INPUT
  *   bzpack --info INPUT
+ *   bzpack --extract -o OUT INPUT
+ *   bzpack --list-codecs
  *
  * INPUT is an x86 ELF kernel or a bzImage (Linux's, any codec, or one of
  * ours), whose kernel is then unpacked and packed again.
@@ -15,7 +17,7 @@
 #include <time.h>
 
 #include "bzimage.h"
-#include "compress.h"
+#include "codecs.h"
 #include "image.h"
 #include "kernel.h"
 #include "util.h"
@@ -25,26 +27,36 @@
 #define EXIT_USAGE 2
 #define SLOW_INPUT_BYTES (8u << 20) /* say what we are doing above this */
 
+#define DEFAULT_CODEC "lz4"
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: bzpack [options] INPUT\n"
 		"       bzpack --info INPUT\n"
 		"       bzpack --extract -o OUT INPUT\n"
+		"       bzpack --list-codecs\n"
 		"Pack an x86 kernel (ELF32/ELF64, e.g. a vmlinux) into a bootable\n"
 		"bzImage: a tiny stub that decompresses it, checks it and enters it as\n"
 		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
 		"with any of its codecs, or bzpack's own): its kernel is packed again.\n"
 		"\n"
-		"  -c, --codec=CODEC   lz4 (default) or none\n"
-		"  -l, --level=N       compression level (default: the codec's maximum)\n"
+		"  -c, --codec=CODEC   " DEFAULT_CODEC " (default), or any of --list-codecs\n"
+		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"  -v, --verbose       print the layout and sizes\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
-		"      --version       print the version\n");
+		"      --list-codecs   print the codec names, one per line\n"
+		"      --version       print the version\n"
+		"\ncodecs (name: levels, default; decoder workspace):\n");
+	for (size_t i = 0; i < codec_count; i++) {
+		const struct codec_compressor *z = codecs[i].compressor;
+		fprintf(out, "  %-8s %d..%d, %d; %zu bytes\n", codecs[i].name, z->min_level,
+			z->max_level, z->default_level, codecs[i].workspace_size);
+	}
 }
 
 /* bzpack --info: a bzImage's headers, payload and kernel, or an ELF
@@ -131,9 +143,11 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' },
 		{ "info", no_argument, 0, 'I' },
 		{ "extract", no_argument, 0, 'x' },
+		{ "list-codecs", no_argument, 0, 'L' },
 		{ 0, 0, 0, 0 },
 	};
-	int codec = BZPACK_CODEC_LZ4, level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
+	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
+	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
 	const char *output = NULL;
 	char *end;
 
@@ -141,9 +155,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			codec = codec_from_name(optarg);
-			if (codec < 0) {
-				fprintf(stderr, "bzpack: unknown codec '%s' (lz4, none)\n", optarg);
+			codec = codec_by_name(optarg);
+			if (!codec) {
+				fprintf(stderr, "bzpack: unknown codec '%s' (%s)\n", optarg, codec_names());
 				return EXIT_USAGE;
 			}
 			break;
@@ -179,6 +193,10 @@ int main(int argc, char **argv)
 		case 'I':
 			info = 1;
 			break;
+		case 'L':
+			for (size_t i = 0; i < codec_count; i++)
+				puts(codecs[i].name);
+			return 0;
 		default:
 			if (optopt && optopt != '?')
 				fprintf(stderr, "bzpack: option -%c %s\n", optopt,
@@ -248,8 +266,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (k.blob.size >= SLOW_INPUT_BYTES)
 		fprintf(stderr, "bzpack: %s: compressing %zu bytes with %s...\n", input, k.blob.size,
-			bzpack_codec_name((unsigned)codec));
-	if (compress_payload(codec, level, &k.blob, &payload, &err) < 0)
+			codec->name);
+	if (codec_compress(codec, level, &k.blob, &payload, &err) < 0)
 		goto out;
 	if (k.blob.size >= SLOW_INPUT_BYTES)
 		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k.blob.size,

@@ -3,8 +3,10 @@
 #include "decode.h"
 #include "mem.h"
 
-enum decode_status none_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
+enum decode_status none_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+			       void *workspace)
 {
+	(void)workspace;        /* none declared in codecs.def */
 	if (src_len != dst_len)
 		return src_len < dst_len ? DECODE_SHORT_OUTPUT : DECODE_OUTPUT_OVERRUN;
 	memcpy(dst, src, dst_len);

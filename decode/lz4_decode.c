@@ -286,7 +286,7 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 }
 
 enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
-			      uint8_t *dst, size_t dst_len)
+			      uint8_t *dst, size_t dst_len, void *workspace)
 {
 	uint8_t none;   /* stands in for dst when dst_len == 0 (dst may be NULL) */
 	const uint8_t *ip, *iend;
@@ -294,6 +294,8 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 	enum decode_status st;
 	size_t lit, ml, off;
 	unsigned token;
+
+	(void)workspace;        /* LZ4 needs none: its window is the output */
 
 	/* Zero-length block: see "Choices" at the top.  Also keeps NULL + 0
 	 * out of the pointer arithmetic below. */
