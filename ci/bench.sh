@@ -1,55 +1,121 @@
 #!/bin/bash
 # bench.sh - decompression timing for every codec x word size x payload.
 #
-#   bench.sh run        table + build/bench/results.json + build/bench/codecs.svg
-#   bench.sh check      icount cells against ci/baseline.json: fail on > 2% worse
-#   bench.sh baseline   rewrite ci/baseline.json from this build
+#   bench.sh run        measure (icount + wall clock): table,
+#                       build/bench/results.json, build/bench/codecs.svg;
+#                       when the run is complete, README's timing table
+#                       and docs/codecs.svg from the same results.json
+#   bench.sh check      measure (icount only) into build/bench/check.json,
+#                       then verify it against the baseline: the CI gate
+#   bench.sh verify MEASURED.json [BASELINE.json]
+#                       the gate alone, on recorded results: no build, no QEMU
+#   bench.sh baseline   run, then ci/baseline.json AND README's table from
+#                       that one results.json (refuses an incomplete run)
+#   bench.sh readme [RESULTS.json]
+#                       README's table and docs/codecs.svg from recorded
+#                       results, whatever they cover (default: results.json)
+#   bench.sh readme-check [README] [BASELINE.json]
+#                       README's table agrees with the baseline
+#
+# Environment:
+#   B                build directory (default build)
+#   BENCH_BASELINE   the baseline check/verify/readme-check read (default
+#                    ci/baseline.json; baseline mode always writes that one)
+#   CODECS           "none lz4": use these codecs instead of asking the
+#                    packer (a person's shortcut: such a run writes no
+#                    README or baseline; through make: BENCH_CODECS)
+#   BENCH_PAYLOADS   "testkern64 ...": only these payloads (the same: a
+#                    partial check fails, naming the cells it did not run)
+#   WALL_RUNS        wall-clock boots per cell, median taken (default 5)
 #
 # Two clocks.  Deterministic: QEMU -icount shift=0,sleep=off, where the
 # guest's rdtsc counts instructions, so a cell's cycles are exact and
 # repeatable: that is what CI gates on.  Wall clock: plain TCG (KVM when
-# /dev/kvm is usable), whole boot to the report line, median of 5, for
-# people.  Payloads: the test kernels, and Debian's kernels when
+# /dev/kvm is usable), whole boot to the report line, median of WALL_RUNS,
+# for people.  Payloads: the test kernels, and Debian's kernels when
 # ci/fetch-debian.sh has cached them.
+#
+# The gate fails closed: every baseline cell must be measured and within
+# 2%, or be explained by name (a Debian kernel not cached, or a different
+# Debian package than the baseline's); a measured cell missing from the
+# baseline, an unreadable baseline, a report line without a field: all
+# fail.  All JSON, and the report line, are read by ci/benchjson.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-run}
 B=${B:-build}
 BZPACK=$B/bzpack
 BB=$B/bench
-BASELINE=ci/baseline.json
+BASELINE=${BENCH_BASELINE:-ci/baseline.json}
 TOLERANCE=2                    # percent
 WALL_RUNS=${WALL_RUNS:-5}
-CODECS=${CODECS:-"none lz4"}
 APPEND="console=ttyS0 bzpack-bench"
+JSON="python3 ci/benchjson.py"
 mkdir -p "$BB"
 
-# payload name, bits, input file, identity (what the cycles depend on)
-payloads() {
-	echo "testkern32 32 $B/images/testkern32.elf testkern32"
-	echo "testkern64 32 $B/images/testkern64.elf testkern64" | sed 's/ 32 / 64 /'
-	for a in i386 amd64; do
-		local f=$B/debian/$a/vmlinuz bits=32
-		[ $a = amd64 ] && bits=64
-		[ -s "$f" ] && echo "debian-$a $bits $f $(cat "$B/debian/$a/kernel-package")"
-	done
-}
-
-# Pack and boot one cell under icount; prints "in out cycles move verify total".
-icount_cell() {
-	local codec=$1 name=$2 input=$3 img=$BB/$1-$2.img log=$BB/$1-$2.log
-	$BZPACK -c "$codec" -o "$img" "$input" >/dev/null 2>"$log.pack" || { echo "pack failed: $(cat "$log.pack")" >&2; return 1; }
-	local q=qemu-system-x86_64 status
-	bash ci/qemu-boot.sh -q $q -d -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log"
-	status=$?
-	if ! grep -q '^bzpack: codec=' "$log"; then
-		echo "$codec/$name: no report line (QEMU status $status): $(head -c 300 "$log")" >&2
+# The codecs to measure, one per line: the packer's own list, so that a
+# codec added to the packer is benchmarked (and, until it is in the
+# baseline, fails the gate).  Nothing listed is an error, not "no cells".
+CODECS_FROM=packer
+codec_list() {
+	local out
+	if [ -n "${CODECS:-}" ]; then
+		printf '%s\n' $CODECS
+		return 0
+	fi
+	if ! out=$("$BZPACK" --list-codecs 2>&1); then
+		echo "bench: '$BZPACK --list-codecs' failed: ${out%%$'\n'*}" >&2
 		return 1
 	fi
-	local f
-	for f in in out cycles move verify total; do
-		grep -m1 '^bzpack: codec=' "$log" | tr ' ' '\n' | sed -n "s/^$f=//p"
-	done | tr '\n' ' '
+	if [ -z "$out" ]; then
+		echo "bench: '$BZPACK --list-codecs' listed no codecs" >&2
+		return 1
+	fi
+	# One plain name a line; anything else (a help text, a banner) means we
+	# are not talking to the option we think we are.
+	if printf '%s\n' "$out" | grep -qvx '[a-z0-9][a-z0-9_-]*'; then
+		echo "bench: '$BZPACK --list-codecs' printed something that is not a codec name: $(printf '%s' "$out" | grep -vx '[a-z0-9][a-z0-9_-]*' | head -n 1)" >&2
+		return 1
+	fi
+	printf '%s\n' "$out"
+}
+[ -n "${CODECS:-}" ] && CODECS_FROM=CODECS
+
+# Every payload bench.sh knows, present or not: "name bits external file".
+# External payloads (Debian's) may be missing or change under us; the test
+# kernels are built by `make all` and must always be there.
+payloads() {
+	echo "testkern32 32 0 $B/images/testkern32.elf"
+	echo "testkern64 64 0 $B/images/testkern64.elf"
+	echo "debian-i386 32 1 $B/debian/i386/vmlinuz"
+	echo "debian-amd64 64 1 $B/debian/amd64/vmlinuz"
+}
+
+# What a payload's cycles depend on: the test kernel's name (it is built
+# from this tree), or the Debian package the vmlinuz came from.
+payload_id() {   # payload_id NAME FILE
+	case $1 in
+	debian-*) cat "$(dirname "$2")/kernel-package" 2>/dev/null ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# Pack and boot one cell under icount.  Sets REPORT to the stub's report
+# line, verbatim, or ERROR to why there is none.
+icount_cell() {   # icount_cell CODEC NAME INPUT
+	local codec=$1 name=$2 input=$3 img=$BB/$1-$2.img log=$BB/$1-$2.log status
+	REPORT="" ERROR=""
+	if ! $BZPACK -c "$codec" -o "$img" "$input" >/dev/null 2>"$log.pack"; then
+		ERROR="pack failed: $(head -c 300 "$log.pack" | tr '\n' ' ')"
+		return 1
+	fi
+	bash ci/qemu-boot.sh -q qemu-system-x86_64 -d -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log"
+	status=$?
+	REPORT=$(grep -a -m1 '^bzpack: codec=' "$log" | tr -d '\r')
+	if [ -z "$REPORT" ]; then
+		ERROR="no report line (QEMU status $status): $(head -c 300 "$log" | tr -c '[:print:]' ' ')"
+		return 1
+	fi
 }
 
 # KVM for the wall clock only where it really boots a test kernel:
@@ -64,120 +130,130 @@ kvm_usable() {
 
 # Median wall milliseconds of WALL_RUNS boots to the report line.
 wall_cell() {
-	local img=$1 log=$BB/wall.log accel=("${WALL_ACCEL[@]}") times=() i t0 t1
+	local img=$1 log=$BB/wall.log times=() i t0 t1
 	for ((i = 0; i < WALL_RUNS; i++)); do
 		t0=$(date +%s%N)
-		bash ci/qemu-boot.sh "${accel[@]}" -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log" >/dev/null
+		bash ci/qemu-boot.sh ${WALL_ACCEL[@]+"${WALL_ACCEL[@]}"} -m 512M -t 300 -a "$APPEND" -e '^bzpack: codec=' "$img" "$log" >/dev/null
 		t1=$(date +%s%N)
 		times+=($(( (t1 - t0) / 1000000 )))
 	done
 	printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (WALL_RUNS + 1) / 2 ))p"
 }
 
-baseline_value() {   # baseline_value KEY FIELD -> number or empty
-	sed -n "s|^ *\"$1\": {\"payload\": \"\([^\"]*\)\", \"cycles\": \([0-9]*\), \"total\": \([0-9]*\)}.*|\1 \2 \3|p" "$BASELINE"
-}
-
-run_cells() {   # calls cell_done KEY codec bits name ident in out cycles move verify total img
-	local codec name bits input ident r
-	while read -r name bits input ident; do
-		for codec in $CODECS; do
-			r=$(icount_cell "$codec" "$name" "$input") || { echo "bench: $codec/$bits/$name failed" >&2; FAILED_CELLS=$((FAILED_CELLS + 1)); continue; }
-			cell_done "$codec/$bits/$name" "$codec" "$bits" "$name" "$ident" $r "$BB/$codec-$name.img"
+# measure OUT WALL: every cell into the measured file OUT (see
+# ci/benchjson.py); WALL=1 adds the wall clock.  Records go to a JSON-lines
+# file first, one python call each, so nothing here ever quotes JSON.
+measure() {
+	local out=$1 wall=$2 records=$1.records codecs codec name bits external file id wall_ms clock=""
+	codecs=$(codec_list) || return 1
+	if [ "$wall" = 1 ]; then
+		clock=tcg
+		if kvm_usable; then WALL_ACCEL=(-K); clock=kvm; fi
+		echo "wall clock: $clock, median of $WALL_RUNS boots to the report line"
+	fi
+	: > "$records"
+	while read -r -u 3 name bits external file; do
+		if [ -n "${BENCH_PAYLOADS:-}" ] && ! [[ " $BENCH_PAYLOADS " == *" $name "* ]]; then
+			$JSON record payload name="$name" bits="$bits" external="$external" filtered="BENCH_PAYLOADS=$BENCH_PAYLOADS" >> "$records"
+			continue
+		fi
+		id=$(payload_id "$name" "$file")
+		if [ ! -s "$file" ] || [ -z "$id" ]; then
+			local why="$file not built (make all)"
+			[ "$external" = 1 ] && why="$file not cached (ci/fetch-debian.sh, which make test runs)"
+			echo "bench: $name: $why" >&2
+			$JSON record payload name="$name" bits="$bits" external="$external" absent="$why" >> "$records"
+			continue
+		fi
+		$JSON record payload name="$name" bits="$bits" external="$external" id="$id" file="$file" >> "$records"
+		for codec in $codecs; do
+			echo "bench: $codec/$bits/$name" >&2
+			wall_ms=""
+			if icount_cell "$codec" "$name" "$file"; then
+				[ "$wall" = 1 ] && wall_ms=$(wall_cell "$BB/$codec-$name.img")
+			else
+				echo "bench: $codec/$bits/$name failed: $ERROR" >&2
+			fi
+			$JSON record cell codec="$codec" bits="$bits" payload="$name" payload_id="$id" \
+				report="$REPORT" error="$ERROR" wall_ms="$wall_ms" \
+				image_bytes="$(stat -c %s "$BB/$codec-$name.img" 2>/dev/null)" >> "$records" || return 1
 		done
-	done < <(payloads)
+	done 3< <(payloads)
+	$JSON collect "$records" "$out" codecs="$(echo $codecs)" codecs_from="$CODECS_FROM" \
+		wall_clock="$clock" wall_runs="$([ "$wall" = 1 ] && echo "$WALL_RUNS")" || return 1
+	echo "wrote $out"
 }
-FAILED_CELLS=0
 
-case $mode in
-run)
-	json=$BB/results.json.tmp dat=$BB/codecs.dat
-	clock=tcg
-	if kvm_usable; then WALL_ACCEL=(-K); clock=kvm; fi
-	echo "wall clock: $clock, median of $WALL_RUNS boots to the report line"
-	: > "$dat"
-	echo "[" > "$json"
-	printf '%-6s %4s %-12s %10s %10s %7s %14s %8s %9s\n' codec bits payload compressed original ratio icount-cycles cyc/byte wall-ms
-	first=1
-	cell_done() {
-		local key=$1 codec=$2 bits=$3 name=$4 ident=$5 in=$6 out=$7 cycles=$8 move=$9 verify=${10} total=${11} img=${12}
-		local wall ratio cpb
-		wall=$(wall_cell "$img")
-		ratio=$(awk -v a="$in" -v b="$out" 'BEGIN { printf "%.4f", a / b }')
-		cpb=$(awk -v c="$cycles" -v b="$out" 'BEGIN { printf "%.3f", c / b }')
-		printf '%-6s %4s %-12s %10s %10s %7s %14s %8s %9s\n' "$codec" "$bits" "$name" "$in" "$out" "$ratio" "$cycles" "$cpb" "$wall"
-		[ $first = 1 ] || echo "," >> "$json"
-		first=0
-		printf '  {"codec": "%s", "bits": %s, "payload": "%s", "payload_id": "%s", "compressed_bytes": %s, "bytes": %s, "ratio": %s, "icount_cycles": %s, "cycles_per_byte": %s, "move_cycles": %s, "verify_cycles": %s, "total_cycles": %s, "wall_ms": %s, "wall_clock": "%s", "image_bytes": %s}' \
-			"$codec" "$bits" "$name" "$ident" "$in" "$out" "$ratio" "$cycles" "$cpb" "$move" "$verify" "$total" "$wall" "$clock" "$(stat -c %s "$img")" >> "$json"
-		case $name in testkern*) echo "$codec-$bits $ratio $(awk -v c="$cycles" -v b="$out" 'BEGIN { printf "%.1f", 1000 * b / c }')" >> "$dat" ;; esac
-	}
-	run_cells
-	printf '\n]\n' >> "$json"
-	mv "$json" "$BB/results.json"
-	echo "wrote $BB/results.json"
+# README's table and docs/codecs.svg from a results file.
+write_readme() {   # write_readme RESULTS
+	$JSON readme "$1" README.md || return 1
+	echo "wrote README.md's timing table from $1"
+	if [ -s "$BB/codecs.svg" ] && [ "$BB/codecs.svg" -nt "$1" ]; then
+		cp "$BB/codecs.svg" docs/codecs.svg && echo "wrote docs/codecs.svg"
+	fi
+}
+
+# run: results.json, the table, the chart; README when the run is complete.
+# Returns 1 if any cell failed.
+run() {
+	local r=$BB/results.json dat=$BB/codecs.dat
+	measure "$r" 1 || return 1
+	$JSON table "$r"
+	$JSON dat "$r" > "$dat"
 	if command -v gnuplot >/dev/null; then
 		sed "s|@DAT@|$dat|g" ci/codecs.gnuplot | gnuplot > "$BB/codecs.svg.tmp" 2>"$BB/gnuplot.log" &&
 			mv "$BB/codecs.svg.tmp" "$BB/codecs.svg" && echo "wrote $BB/codecs.svg"
 	else
 		echo "bench: gnuplot not installed: no chart" >&2
 	fi
-	;;
-baseline)
-	out=$BASELINE.tmp
-	{
-		echo "{"
-		echo "  \"_what\": \"icount cycles (-icount shift=0,sleep=off: guest instructions) per codec/bits/payload: cycles = decompression, total = setup entry to hand-off\","
-		echo "  \"cells\": {"
-	} > "$out"
-	sep=""
-	cell_done() {
-		printf '%s    "%s": {"payload": "%s", "cycles": %s, "total": %s}' "$sep" "$1" "$5" "$8" "${11}" >> "$out"
-		sep=$',\n'
-	}
-	run_cells
-	printf '\n  }\n}\n' >> "$out"
-	mv "$out" "$BASELINE"
-	echo "wrote $BASELINE"
+	# Only a run that covers everything may stand in the README: a partial
+	# one would silently drop rows.
+	local why status
+	why=$($JSON complete "$r")
+	status=$?
+	if [ $status -eq 0 ]; then
+		write_readme "$r" || return 1
+		return 0
+	fi
+	echo "bench: README.md and docs/codecs.svg not updated, the run is incomplete:"
+	echo "$why"
+	echo "bench: ('bash ci/bench.sh readme' writes them from $r anyway)"
+	# 3: a cell failed, which fails the run; 1: cells were left out, as asked.
+	[ $status -ne 3 ]
+}
+
+case $mode in
+run)
+	run
 	;;
 check)
-	worse=0 checked=0
-	cell_done() {
-		local key=$1 ident=$5 cycles=$8 total=${11} base
-		base=$(baseline_value "$key")
-		if [ -z "$base" ]; then
-			echo "new     $key: cycles=$cycles total=$total (not in $BASELINE)"
-			return
-		fi
-		set -- $base
-		if [ "$1" != "$ident" ]; then
-			echo "skip    $key: baseline is for $1, this payload is $ident"
-			return
-		fi
-		checked=$((checked + 1))
-		local metric want got verdict
-		for metric in cycles total; do
-			[ $metric = cycles ] && want=$2 got=$cycles || want=$3 got=$total
-			verdict=$(awk -v g="$got" -v w="$want" -v t="$TOLERANCE" 'BEGIN {
-				d = 100 * (g - w) / w
-				printf "%s %+.2f%%", (d > t ? "WORSE" : (d < -t ? "better" : "ok")), d }')
-			case $verdict in
-			WORSE*) worse=$((worse + 1)); echo "WORSE   $key $metric: $got vs baseline $want (${verdict#WORSE })" ;;
-			better*) echo "better  $key $metric: $got vs baseline $want (${verdict#better }): run 'make bench-baseline' to lock it in" ;;
-			*) echo "ok      $key $metric: $got (${verdict#ok })" ;;
-			esac
-		done
-	}
-	run_cells
-	if [ $worse -gt 0 ] || [ $FAILED_CELLS -gt 0 ]; then
-		echo "bench-check: $worse regressions over ${TOLERANCE}%, $FAILED_CELLS failed cells ($checked cells checked)"
+	measure "$BB/check.json" 0 || exit 1
+	$JSON verify "$BB/check.json" "$BASELINE" "$TOLERANCE"
+	;;
+verify)
+	[ $# -ge 2 ] || { echo "usage: bench.sh verify MEASURED.json [BASELINE.json]" >&2; exit 2; }
+	$JSON verify "$2" "${3:-$BASELINE}" "$TOLERANCE"
+	;;
+baseline)
+	# One measurement, two outputs: the baseline and README's table can
+	# never disagree after this.
+	run || exit 1
+	if ! why=$($JSON complete "$BB/results.json"); then
+		echo "bench: ci/baseline.json not written: the run is incomplete:" >&2
+		echo "$why" >&2
 		exit 1
 	fi
-	echo "bench-check: $checked cells within ${TOLERANCE}% of $BASELINE"
+	$JSON baseline "$BB/results.json" ci/baseline.json || exit 1
+	echo "wrote ci/baseline.json"
+	;;
+readme)
+	write_readme "${2:-$BB/results.json}"
+	;;
+readme-check)
+	$JSON readme-check "${2:-README.md}" "${3:-$BASELINE}"
 	;;
 *)
-	echo "usage: bench.sh run|check|baseline" >&2
+	echo "usage: bench.sh run|check|verify|baseline|readme|readme-check" >&2
 	exit 2
 	;;
 esac
-[ $FAILED_CELLS -eq 0 ]

@@ -8,5 +8,7 @@ set grid
 set key off
 set xrange [0:1.1]
 set yrange [0:*]
-plot "@DAT@" using 2:3 with points pointtype 7 pointsize 1.5, \
-     "@DAT@" using 2:3:1 with labels offset 1,1 left
+# Titles of our own: gnuplot's default is the data file's path, which
+# would put build/... into the committed docs/codecs.svg.
+plot "@DAT@" using 2:3 title "codecs" with points pointtype 7 pointsize 1.5, \
+     "@DAT@" using 2:3:1 title "names" with labels offset 1,1 left

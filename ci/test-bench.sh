@@ -1,17 +1,210 @@
-# test-bench.sh - the regression gate must catch the seed's regression:
-# stubs built -fno-builtin (constant-size memcpy no longer inlined) make
-# bench-check fail and name the LZ4 cells.
-log=$T/bench-regress.log
-if make --no-print-directory B=$B/regress EXTRA_STUB_CFLAGS=-fno-builtin bench-check > "$log" 2>&1; then
-	fail "bench-check catches -fno-builtin" "it passed: $(tail -n 1 "$log")"
+# test-bench.sh - the timing gate fails closed, and README's table is the
+# baseline's.  Sourced by ci/test.sh (bash, ci/lib.sh: B, T, pass, fail).
+#
+# 1. The seed's regression: stubs built -fno-builtin (constant-size memcpy
+#    no longer inlined) make bench-check fail and name the lz4 cells.  This
+#    is the one check that builds and boots (build/regress).
+# 2. The gate itself, on recorded results: ci/benchjson.py from-baseline
+#    makes a measured file equal to ci/baseline.json, and each check breaks
+#    one thing in a copy of it, or of the baseline, and runs
+#    `bench.sh verify`: no build, no QEMU, a second or so in all.
+# 3. README's generated timing table agrees with ci/baseline.json.
+
+tb_dir=$T/bench
+mkdir -p "$tb_dir"
+
+# --- 1. -fno-builtin
+tb_log=$T/bench-regress.log
+if make --no-print-directory B=$B/regress EXTRA_STUB_CFLAGS=-fno-builtin bench-check > "$tb_log" 2>&1; then
+	fail "bench-check catches -fno-builtin" "it passed: $(tail -n 1 "$tb_log")"
 else
-	missing=""
-	for cell in lz4/32/testkern32 lz4/64/testkern64; do
-		grep -q "^WORSE   $cell cycles" "$log" || missing="$missing $cell"
+	tb_missing=""
+	for tb_cell in lz4/32/testkern32 lz4/64/testkern64; do
+		grep -q "^WORSE   $tb_cell cycles" "$tb_log" || tb_missing="$tb_missing $tb_cell"
 	done
-	if [ -n "$missing" ]; then
-		fail "bench-check catches -fno-builtin" "did not name$missing: $(grep -E '^(WORSE|bench-check)' "$log" | tr '\n' '|')"
+	if [ -n "$tb_missing" ]; then
+		fail "bench-check catches -fno-builtin" "did not name$tb_missing: $(grep -E '^(WORSE|FAIL|bench)' "$tb_log" | tr '\n' '|' | cut -c1-400)"
 	else
-		pass "bench-check catches -fno-builtin ($(grep -c '^WORSE' "$log") worse: $(grep '^WORSE' "$log" | awk '{print $2}' | sort -u | tr '\n' ' '))"
+		pass "bench-check catches -fno-builtin ($(grep -c '^WORSE' "$tb_log") worse: $(grep '^WORSE' "$tb_log" | awk '{print $2}' | sort -u | tr '\n' ' '))"
 	fi
 fi
+
+# --- 2. the gate on recorded results
+
+# tb_edit FILE PYTHON: run the Python statements with FILE's JSON as d and
+# write d back (as one line: the gate must not care about layout).
+tb_edit() {
+	python3 -c 'import json, re, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))' "$1" "$2"
+}
+
+# tb_gate NAME WANT MEASURED BASELINE REGEX...: bench.sh verify must exit
+# WANT (0 pass, 1 fail) and print a line matching each REGEX (grep -E).
+tb_gate() {
+	local name=$1 want=$2 measured=$3 baseline=$4 out=$tb_dir/verify.out got re; shift 4
+	bash ci/bench.sh verify "$measured" "$baseline" > "$out" 2>&1
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name" "verify exit $got, expected $want: $(grep -E '^(FAIL|WORSE|skip|bench)' "$out" | tr '\n' '|' | cut -c1-400)"
+		return
+	fi
+	for re in "$@"; do
+		if ! grep -Eq "$re" "$out"; then
+			fail "$name" "no line matching '$re': $(grep -E '^(FAIL|WORSE|skip|bench)' "$out" | tr '\n' '|' | cut -c1-400)"
+			return
+		fi
+	done
+	pass "$name"
+}
+
+tb_base=$tb_dir/baseline.json tb_meas=$tb_dir/measured.json
+tb_fresh() {   # a measured file equal to the baseline, and a copy of the baseline
+	python3 ci/benchjson.py from-baseline ci/baseline.json > "$tb_meas" &&
+		cp ci/baseline.json "$tb_base"
+}
+tb_cells=$(python3 -c 'import json; print(len(json.load(open("ci/baseline.json"))["cells"]))')
+
+tb_fresh
+tb_gate "bench gate: results equal to the baseline pass" 0 "$tb_meas" "$tb_base" \
+	"^bench-check: ok: $tb_cells cells checked, 0 not comparable, 0 failed"
+
+tb_fresh
+tb_edit "$tb_base" 'del d["cells"]["lz4/64/testkern64"]'
+tb_gate "bench gate: a cell missing from the baseline fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +lz4/64/testkern64: measured but not in .*same commit' '^bench-check: FAIL: .* 1 failed'
+
+tb_fresh
+tb_edit "$tb_meas" 'del d["cells"]["none/32/testkern32"]'
+tb_gate "bench gate: a baseline cell not measured fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +none/32/testkern32: in the baseline but not measured' '^bench-check: FAIL: .* 1 failed'
+
+tb_fresh
+tb_edit "$tb_meas" 'c = d["cells"]["lz4/64/testkern64"]; c["report"] = re.sub(r" cycles=[0-9]+", "", c["report"])'
+tb_gate "bench gate: a report line without cycles= fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +lz4/64/testkern64: report line has no cycles= field' '^bench-check: FAIL: .* 1 failed'
+
+# The old positional reader took the next field when one was missing.
+tb_fresh
+tb_edit "$tb_meas" 'c = d["cells"]["lz4/32/testkern32"]; c["report"] = re.sub(r" move=[0-9]+", "", c["report"])'
+tb_gate "bench gate: a report line without move= fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +lz4/32/testkern32: report line has no move= field'
+
+tb_fresh
+tb_edit "$tb_meas" 'c = d["cells"]["none/64/testkern64"]; c["report"] = re.sub(r" total=[0-9]+", " total=1.2e7", c["report"])'
+tb_gate "bench gate: a non-numeric report field fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +none/64/testkern64: report line: total=1.2e7 is not a number'
+
+tb_fresh
+tb_edit "$tb_meas" 'd["cells"]["zstd/64/testkern64"] = dict(d["cells"]["lz4/64/testkern64"], codec="zstd", report=d["cells"]["lz4/64/testkern64"]["report"].replace("codec=lz4", "codec=zstd"))'
+tb_gate "bench gate: a new cell not in the baseline fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +zstd/64/testkern64: measured but not in'
+
+tb_fresh
+tb_edit "$tb_meas" 'c = d["cells"]["lz4/32/testkern32"]; c["report"] = re.sub(r" cycles=([0-9]+)", lambda m: " cycles=%d" % (int(m.group(1)) * 103 // 100), c["report"])'
+tb_gate "bench gate: 3% more cycles fails" 1 "$tb_meas" "$tb_base" \
+	'^WORSE +lz4/32/testkern32 cycles: .*\(\+3\.00%\)' '^bench-check: FAIL: .* 1 failed \(1 worse'
+
+tb_fresh
+tb_edit "$tb_meas" 'c = d["cells"]["lz4/32/testkern32"]; c["report"] = re.sub(r" total=([0-9]+)", lambda m: " total=%d" % (int(m.group(1)) * 97 // 100), c["report"])'
+tb_gate "bench gate: 3% fewer cycles passes and says so" 0 "$tb_meas" "$tb_base" \
+	'^better +lz4/32/testkern32 total: .*make bench-baseline'
+
+# A Debian kernel that is a different package, or not cached: those cells
+# are named as not comparable, and every other cell is still checked.
+tb_fresh
+tb_edit "$tb_meas" 'd["payloads"]["debian-i386"]["id"] = "linux-image-9.9.9-686"
+for c in d["cells"].values():
+    if c["payload"] == "debian-i386": c["payload_id"] = "linux-image-9.9.9-686"'
+tb_gate "bench gate: another Debian package is not comparable, the rest checked" 0 "$tb_meas" "$tb_base" \
+	'^skip +none/32/debian-i386: not comparable: .*linux-image-9\.9\.9-686' \
+	'^skip +lz4/32/debian-i386: not comparable' \
+	"^bench-check: ok: $((tb_cells - 2)) cells checked, 2 not comparable, 0 failed"
+
+tb_fresh
+tb_edit "$tb_meas" 'd["payloads"]["debian-amd64"] = {"bits": 64, "external": True, "absent": "build/debian/amd64/vmlinuz not cached"}
+d["cells"] = {k: c for k, c in d["cells"].items() if c["payload"] != "debian-amd64"}'
+tb_gate "bench gate: an uncached Debian kernel is not comparable, the rest checked" 0 "$tb_meas" "$tb_base" \
+	'^skip +lz4/64/debian-amd64: not comparable: .*not cached' \
+	"^bench-check: ok: $((tb_cells - 2)) cells checked, 2 not comparable, 0 failed"
+
+# A test kernel is built here: it may not go missing or change identity.
+tb_fresh
+tb_edit "$tb_meas" 'd["payloads"]["testkern64"] = {"bits": 64, "external": False, "absent": "not built"}
+d["cells"] = {k: c for k, c in d["cells"].items() if c["payload"] != "testkern64"}'
+tb_gate "bench gate: a test kernel not measured fails" 1 "$tb_meas" "$tb_base" \
+	'^FAIL +none/64/testkern64: not measured' '^FAIL +lz4/64/testkern64: not measured'
+
+tb_fresh
+python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' ci/baseline.json > "$tb_base"
+python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=7, sort_keys=True))' ci/baseline.json > "$tb_base.2"
+tb_gate "bench gate: the baseline on one line passes" 0 "$tb_meas" "$tb_base" "^bench-check: ok: $tb_cells cells checked"
+tb_gate "bench gate: the baseline re-indented, keys sorted, passes" 0 "$tb_meas" "$tb_base.2" "^bench-check: ok: $tb_cells cells checked"
+
+tb_fresh
+head -c -20 ci/baseline.json > "$tb_base"
+tb_gate "bench gate: an unparseable baseline fails" 1 "$tb_meas" "$tb_base" \
+	"^bench-check: FAIL: baseline .* is not valid JSON"
+[ "$(wc -l < "$tb_dir/verify.out")" -eq 1 ] || fail "bench gate: an unparseable baseline fails in one line" "$(tr '\n' '|' < "$tb_dir/verify.out")"
+
+tb_fresh
+sed 's/^\( *"lz4\/64\/testkern64": .*[^,]\),\?$/\1,\n\1,/' ci/baseline.json > "$tb_base"
+tb_gate "bench gate: a baseline with a cell twice fails" 1 "$tb_meas" "$tb_base" \
+	"^bench-check: FAIL: baseline .*lz4/64/testkern64' appears twice"
+
+tb_fresh
+tb_edit "$tb_base" 'd["cells"]["none/32/testkern32"]["cycles"] = "3153958"'
+tb_gate "bench gate: a baseline number as a string fails" 1 "$tb_meas" "$tb_base" \
+	'^bench-check: FAIL: baseline .*none/32/testkern32: "cycles" is "3153958", not a positive integer'
+
+# The codec list is the packer's: a packer whose --list-codecs fails, or
+# lists nothing, stops the check before anything is measured.
+tb_fake=$tb_dir/fake-build
+mkdir -p "$tb_fake"
+for tb_case in "fails:echo 'bzpack: unknown option' >&2; exit 2" "lists no codecs:exit 0" "prints a help text:echo 'usage: bzpack [-c CODEC]'"; do
+	printf '#!/bin/sh\n%s\n' "${tb_case#*:}" > "$tb_fake/bzpack"
+	chmod +x "$tb_fake/bzpack"
+	if env -u CODECS B="$tb_fake" bash ci/bench.sh check > "$tb_dir/codecs.out" 2>&1; then
+		fail "bench gate: stops when --list-codecs ${tb_case%%:*}" "the check passed"
+	elif ! grep -q "^bench: '$tb_fake/bzpack --list-codecs' " "$tb_dir/codecs.out" || grep -q '^bench: [a-z0-9]*/' "$tb_dir/codecs.out"; then
+		fail "bench gate: stops when --list-codecs ${tb_case%%:*}" "$(tr '\n' '|' < "$tb_dir/codecs.out" | cut -c1-300)"
+	else
+		pass "bench gate: stops when --list-codecs ${tb_case%%:*}"
+	fi
+done
+
+# --- 3. README's table is the baseline's
+
+tb_readme() {   # tb_readme NAME WANT README REGEX
+	local out=$tb_dir/readme.out got
+	bash ci/bench.sh readme-check "$3" ci/baseline.json > "$out" 2>&1
+	got=$?
+	if [ "$got" -ne "$2" ]; then
+		fail "$1" "readme-check exit $got, expected $2: $(tr '\n' '|' < "$out" | cut -c1-400)"
+	elif ! grep -Eq "$4" "$out"; then
+		fail "$1" "no line matching '$4': $(tr '\n' '|' < "$out" | cut -c1-400)"
+	else
+		pass "$1"
+	fi
+}
+
+tb_readme "README timing table matches ci/baseline.json" 0 README.md "^readme-check: ok: $tb_cells README rows"
+
+# One row's cycles off by one thousand.
+python3 - README.md "$tb_dir/README.cycles" <<'EOF'
+import json, sys
+cycles = json.load(open("ci/baseline.json"))["cells"]["lz4/64/testkern64"]["cycles"]
+out = []
+for line in open(sys.argv[1]).read().split("\n"):
+    if line.startswith("| lz4 | 64 | testkern64 |"):
+        line = line.replace(" %s " % format(cycles, ","), " %s " % format(cycles + 1000, ","))
+    out.append(line)
+open(sys.argv[2], "w").write("\n".join(out))
+EOF
+tb_readme "README timing table: a row with other cycles fails" 1 "$tb_dir/README.cycles" \
+	'^readme-check: lz4/64/testkern64: README icount cycles'
+
+grep -v '^| none | 32 | testkern32 |' README.md > "$tb_dir/README.row"
+tb_readme "README timing table: a baseline cell without a row fails" 1 "$tb_dir/README.row" \
+	'^readme-check: none/32/testkern32: in ci/baseline.json, no README row'
