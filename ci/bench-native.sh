@@ -6,7 +6,13 @@
 #
 #   BENCH_MIN_TIME  seconds per cell, at least (default 0.3)
 #   BENCH_MIN_REPS  repetitions per cell, at least (default 5)
-#   BENCH_ONLY      only these rows, e.g. "lz4,memcpy" (default: all)
+#   BENCH_ONLY      only these rows, by label, codec or reference name,
+#                   e.g. "lz4,memcpy" (memcpy: the "none" codec's row;
+#                   default: all)
+#
+# The rows are every codec of the packer's table (decode/codecs.def) against
+# its reference decoder when bench_native.c knows one, then the reference
+# libraries of codecs to come.
 #
 # Table on stdout, progress on stderr, results in $B/bench/native.json;
 # compressed inputs are kept in $B/bench/native-cache/.

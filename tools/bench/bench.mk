@@ -1,9 +1,11 @@
 # bench.mk - `make bench-native`: our decoders, compiled for the host the
 # way the stub compiles them, against the reference libraries on the same
 # inputs (tools/bench/bench_native.c, run by ci/bench-native.sh).  Included by
-# the top Makefile; uses B, CC, HOST_CFLAGS, STUB_CFLAGS and TESTKERNELS.
+# the top Makefile; uses B, CC, CODECS, HOST_CFLAGS, STUB_CFLAGS and
+# TESTKERNELS.
 #
 #   $(B)/tools/bench_native     the benchmark
+#   $(B)/tools/bench/           its decoder objects and compressor digests
 #   $(B)/bench/native.json      its results (written by ci/bench-native.sh)
 #   $(B)/bench/native-cache/    compressed inputs, reused between runs
 #
@@ -17,7 +19,21 @@
 # kernel code-model flags are left out: this is a hosted 64-bit build.)
 BENCH_STUB_CODEGEN := $(filter -O% -fbuiltin -fno-builtin%,$(STUB_CFLAGS))
 BENCH_CFLAGS       := $(filter-out -O%,$(HOST_CFLAGS)) $(BENCH_STUB_CODEGEN)
-BENCH_LIBS         := -llz4 -llzo2 -lz -ldeflate -lzstd -llzma
+# The reference decoders' libraries, and whatever the codecs' compressor
+# glue needs (the packer's list, BZPACK_LIBS, covers every compress_*.c).
+BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma $(BZPACK_LIBS))
+
+# Every decoder in decode/codecs.def and the CRC, exactly as the stub's
+# sources have them, built with the bench flags under their own object
+# names so that they never mix with the test or packer builds.  The
+# packer's codec table (codecs.c) and compressor glue (compress_*.c) are
+# linked as the packer builds them; their references to <ident>_decode
+# resolve to these objects, so the table's decode pointers are the
+# stub-flag builds.
+BENCH_DECODE_OBJS := $(foreach c,$(CODECS),$(B)/tools/bench/decode/$(c)_decode.o) \
+	$(B)/tools/bench/decode/crc32c.o
+BENCH_CODEC_OBJS  := $(addprefix $(B)/host/tools/bzpack/,codecs.o util.o \
+	$(foreach c,$(CODECS),compress_$(c).o))
 
 # Rebuild when the flags change (e.g. EXTRA_STUB_CFLAGS on the command
 # line): the stamp is rewritten only when its contents would differ.
@@ -25,17 +41,29 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 	@mkdir -p $(@D)
 	@echo '$(CC) $(BENCH_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(BENCH_CFLAGS)' > $@
 
-$(B)/tools/bench_native.o: tools/bench/bench_native.c $(B)/tools/bench_native.flags
+# BENCH_DIGEST_<ident>: a digest of each codec's compressor glue, part of
+# the key of its cached compressed inputs, so that editing the glue (a new
+# default level, another library call) recompresses instead of timing the
+# old bytes.  Rewritten only when it changes, like the flags stamp.
+$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/bzpack/compress_$(c).c) \
+		decode/codecs.def tools/bench/bench.mk
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
+	@for c in $(CODECS); do \
+		printf '#define BENCH_DIGEST_%s "%s"\n' $$c \
+			"$$(sha256sum < tools/bzpack/compress_$$c.c | cut -c1-16)"; \
+	done > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-# The decoder exactly as the stub's source has it, under its own object
-# name so that it never mixes with the test or packer builds of it.
-$(B)/tools/bench_lz4_decode.o: decode/lz4_decode.c $(B)/tools/bench_native.flags
+$(B)/tools/bench_native.o: tools/bench/bench_native.c $(B)/tools/bench_native.flags \
+		$(B)/tools/bench/compressor_digests.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -I$(B)/tools/bench -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
+
+$(B)/tools/bench/decode/%.o: decode/%.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
-$(B)/tools/bench_native: $(B)/tools/bench_native.o $(B)/tools/bench_lz4_decode.o $(B)/host/tools/bzpack/util.o
+$(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS)
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(TESTKERNELS)
