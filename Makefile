@@ -5,6 +5,11 @@
 # Stub flags may be extended with EXTRA_STUB_CFLAGS (the bench gate uses
 # EXTRA_STUB_CFLAGS=-fno-builtin to show what losing inlined memcpy costs).
 
+# No built-in rules: with them, make tries to remake the included *.d
+# files through `%: %.o` and our codec-%.o pattern (stem "none.d").
+MAKEFLAGS += -r
+.SUFFIXES:
+
 B        := build
 CC       ?= gcc
 NASM     ?= nasm
