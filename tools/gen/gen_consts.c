@@ -82,7 +82,7 @@ static void print_stubs(void)
 		for (size_t w = 0; w < 2; w++)
 			printf("\tblob stub_%s_%d, \"stub/%s-%d.bin\"\n", codecs[c].ident, bits[w],
 			       codecs[c].ident, bits[w]);
-	printf("\n\t.section .rodata.stub_table, \"a\"\n"
+	printf("\n\t.section .data.rel.ro.stub_table, \"aw\"\n"
 	       "\t.balign 8\n"
 	       "\t.global stub_table, stub_table_count\n"
 	       "stub_table:\t\t/* struct stub_entry: u32 codec, u32 bits, start, end */\n");
