@@ -9,7 +9,13 @@ zlib1g-dev libbz2-dev liblzma-dev libzstd-dev liblzo2-dev
 gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 grub-pc-bin grub-common xorriso mtools
-clang-14 libclang-rt-14-dev"
+clang-14 libclang-rt-14-dev
+liblz4-dev:i386 lib32stdc++-12-dev"
+# The last line is for the -m32 host tests and fuzzer (tests/tests.mk,
+# tests/fuzz.mk): liblz4 for i386 (gcc-multilib above brings the 32-bit
+# libc, libasan and libubsan), and the 32-bit libstdc++ that clang's
+# libFuzzer runtime links with.  Packages named ...:i386 need the i386
+# architecture in dpkg, which is added below when it is missing.
 
 missing=""
 for p in $PACKAGES; do
@@ -18,12 +24,30 @@ for p in $PACKAGES; do
 done
 [ -z "$missing" ] && exit 0
 
+# Is a package of a foreign architecture missing while dpkg does not know
+# that architecture yet?  Then apt has no lists for it either.
+add_arch=""
+for p in $missing; do
+	case $p in
+	*:*) a=${p##*:}
+	     dpkg --print-foreign-architectures | grep -qx "$a" || add_arch="$add_arch $a" ;;
+	esac
+done
+add_arch=$(printf '%s\n' $add_arch | sort -u | tr '\n' ' ')
+
 if [ "$(id -u)" -eq 0 ]; then
+	for a in $add_arch; do
+		echo "deps: adding the $a architecture to dpkg" >&2
+		dpkg --add-architecture "$a"
+	done
 	echo "deps: installing$missing" >&2
 	apt-get update -qq >&2 || echo "deps: apt-get update reported errors; installing from the lists it has" >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 else
 	echo "bzpack: missing Debian packages; run:" >&2
+	for a in $add_arch; do
+		echo "  sudo dpkg --add-architecture $a && sudo apt-get update" >&2
+	done
 	echo "  sudo apt-get install -y --no-install-recommends$missing" >&2
 	exit 1
 fi

@@ -1,14 +1,19 @@
 # lib.sh - what the test scripts share (sourced, bash).
-# A check prints "ok NAME" or "FAIL NAME: why" and counts itself.
+# A check prints "ok NAME", "FAIL NAME: why" or "skip: NAME: why" and
+# counts itself.  A check that cannot run here says so with skip, never
+# by passing or by leaving itself out.
 
 B=${B:-build}
 BZPACK=$B/bzpack
 T=$B/test                     # scratch for test images and logs
 mkdir -p "$T"
-: "${PASSED:=0}" "${FAILED:=0}"
+: "${PASSED:=0}" "${FAILED:=0}" "${SKIPPED:=0}"
 
 pass() { PASSED=$((PASSED + 1)); echo "ok $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
+# skip NAME WHY: the check could not run on this machine (WHY says what
+# is missing); counted on the closing line, not as a pass.
+skip() { SKIPPED=$((SKIPPED + 1)); echo "skip: $1: $2"; }
 
 # check NAME CONDITION-COMMAND... : pass if the command succeeds
 check() {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test.sh - every test, one line each, then "N passed, N failed".
+# test.sh - every test, one line each, then "N passed, N failed, N skipped".
 # Run by `make test` after the build.
 set -u
 cd "$(dirname "$0")/.."
@@ -10,5 +10,5 @@ for t in ci/test-*.sh; do
 	. "$t"
 done
 
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]

@@ -8,13 +8,18 @@
 #                             `make all`
 #   $(B)/fuzz/fuzz_lz4        libFuzzer target: decode/lz4_decode.c, checked
 #                             against liblz4 (tests/fuzz_lz4.c)
-#   $(B)/fuzz/seeds/lz4/      its seed corpus, made by $(B)/fuzz/mkseeds_lz4
-#   make fuzz                 run every fuzzer for FUZZ_SECONDS (default 30)
-#                             seconds; fails if one finds a crash
+#   $(B)/fuzz/fuzz_lz4_m32    the same built -m32: the stub's 32-bit decoder
+#                             is this C, and its size_t is 32 bits only here
+#   $(B)/fuzz/seeds/lz4/      their seed corpus, made by $(B)/fuzz/mkseeds_lz4
+#   make fuzz                 run every fuzzer, native and -m32, for
+#                             FUZZ_SECONDS (default 20) seconds each; fails
+#                             if one finds a crash
 #
 # The fuzzers need clang with libFuzzer (Debian 12: clang-14 and
-# libclang-rt-14-dev, see ci/fuzz-deps.txt).  They live in $(B)/fuzz/, not
-# $(B)/tests/: ci/test-host.sh runs every executable there.
+# libclang-rt-14-dev, which carries the i386 runtimes too), and for -m32
+# liblz4-dev:i386 and lib32stdc++-12-dev (ci/deps.sh).  They live in
+# $(B)/fuzz/, apart from the unit tests in $(B)/tests/ that
+# ci/test-host.sh runs; `make fuzz` runs them (.ci/run).
 
 # ---- the packer under ASan + UBSan ----------------------------------------
 
@@ -34,16 +39,23 @@ all: $(B)/asan/bzpack
 # ---- libFuzzer -------------------------------------------------------------
 
 FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
-FUZZ_SECONDS ?= 30
+# 20 s for each of the native and the -m32 run: 40 s per fuzzer in CI.
+FUZZ_SECONDS ?= 20
 # Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
 FUZZ_ARGS    ?=
 FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS      := lz4
+# Every fuzzer runs in both builds; the -m32 binary has the suffix _m32.
+FUZZ_BUILDS  := $(foreach f,$(FUZZERS),$(f) $(f)_m32)
 
 $(B)/fuzz/fuzz_lz4: tests/fuzz_lz4.c decode/lz4_decode.c decode/decode.h decode/mem.h decode/codecs.def
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c decode/lz4_decode.c -llz4
+
+$(B)/fuzz/fuzz_lz4_m32: tests/fuzz_lz4.c decode/lz4_decode.c decode/decode.h decode/mem.h decode/codecs.def
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -m32 $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c decode/lz4_decode.c -llz4
 
 # Seeds: small inputs compressed by liblz4 (fast and HC), in the fuzzer's
 # input format.  Plain host build: it only writes files.
@@ -57,23 +69,27 @@ $(B)/fuzz/seeds/lz4.stamp: $(B)/fuzz/mkseeds_lz4
 	$(B)/fuzz/mkseeds_lz4 $(B)/fuzz/seeds/lz4
 	@touch $@
 
-fuzz-build: $(foreach f,$(FUZZERS),$(B)/fuzz/fuzz_$(f) $(B)/fuzz/seeds/$(f).stamp)
+fuzz-build: $(foreach f,$(FUZZ_BUILDS),$(B)/fuzz/fuzz_$(f)) \
+	$(foreach f,$(FUZZERS),$(B)/fuzz/seeds/$(f).stamp)
 
-# Each fuzzer: the seeds plus what earlier runs found ($(B)/fuzz/corpus/,
-# kept), FUZZ_SECONDS of fuzzing, this run's crash files in
-# $(B)/fuzz/crashes/.  A crash, a sanitizer report, a leak, a timeout or
-# running out of memory makes libFuzzer exit nonzero and `make fuzz` fail.
-# The summary line comes from libFuzzer's own final statistics.  Replay a
-# crash with: $(B)/fuzz/fuzz_lz4 CRASH-FILE
+# Each fuzzer build ($$f: lz4, lz4_m32, ...): the seeds plus what earlier
+# runs found ($(B)/fuzz/corpus/, kept, one per fuzzer: both builds read
+# the same input format and add to it), FUZZ_SECONDS of fuzzing, this
+# run's crash files in $(B)/fuzz/crashes/$$f/.  A crash, a sanitizer
+# report, a leak, a timeout or running out of memory makes libFuzzer exit
+# nonzero and `make fuzz` fail.  The summary line comes from libFuzzer's
+# own final statistics.  Replay a crash with the binary that found it:
+# $(B)/fuzz/fuzz_lz4_m32 CRASH-FILE
 fuzz: fuzz-build
-	@fail=0; for f in $(FUZZERS); do \
+	@fail=0; for f in $(FUZZ_BUILDS); do \
+		base=$${f%_m32}; \
 		rm -rf $(B)/fuzz/crashes/$$f; \
-		mkdir -p $(B)/fuzz/corpus/$$f $(B)/fuzz/crashes/$$f; \
+		mkdir -p $(B)/fuzz/corpus/$$base $(B)/fuzz/crashes/$$f; \
 		log=$(B)/fuzz/$$f.log; \
 		echo "fuzz $$f: $(FUZZ_SECONDS) s, log in $$log"; \
 		if $(B)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			-artifact_prefix=$(B)/fuzz/crashes/$$f/ $(FUZZ_ARGS) \
-			$(B)/fuzz/corpus/$$f $(B)/fuzz/seeds/$$f > $$log 2>&1; then \
+			$(B)/fuzz/corpus/$$base $(B)/fuzz/seeds/$$base > $$log 2>&1; then \
 			status=ok; \
 		else \
 			status=FAIL; fail=1; \
@@ -81,7 +97,7 @@ fuzz: fuzz-build
 		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
 		rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
 		cov=$$(grep -Eo 'cov: [0-9]+' $$log | tail -n 1); \
-		corp=$$(ls $(B)/fuzz/corpus/$$f | wc -l); \
+		corp=$$(ls $(B)/fuzz/corpus/$$base | wc -l); \
 		crashes=$$(ls $(B)/fuzz/crashes/$$f | wc -l); \
 		echo "fuzz $$f: $$status: $${runs:-?} execs ($${rate:-?}/s), $${cov:-cov: ?}, corpus $$corp, crash files $$crashes"; \
 		if [ $$status = FAIL ]; then \

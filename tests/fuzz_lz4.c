@@ -1,4 +1,5 @@
-/* fuzz_lz4.c - libFuzzer target for stub/lz4_decode.c.
+/* fuzz_lz4.c - libFuzzer target for decode/lz4_decode.c (built native and
+ * -m32, tests/fuzz.mk).
  *
  * Input: [le32 v][LZ4 block].  The output size is
  *     dst_len = min(v & 0x1fffff, FUZZ_MAX_OUT) >> (v >> 28)
@@ -13,7 +14,7 @@
  *
  *   ours  lz4_decode(), the decoder the stub runs;
  *   ref   ref_decode() below: the "Compressed block format" and the
- *         choices documented at the top of stub/lz4_decode.c, one byte at
+ *         choices documented at the top of decode/lz4_decode.c, one byte at
  *         a time, checks in the order of lz4_decode()'s safe loop;
  *   lib   liblz4's LZ4_decompress_safe().
  *

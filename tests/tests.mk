@@ -1,53 +1,94 @@
-# Host unit tests (included by the top Makefile; uses B, CC, HOST_CFLAGS,
-# HOST_LDLIBS from there).
-#   $(B)/tests/test_lz4        decode/lz4_decode.c against liblz4, -O2
-#   $(B)/tests/test_lz4_asan   the same, built with ASan + UBSan
-# Both take optional extra input files (the test kernels) as arguments and
-# skip the ones that do not exist:
+# Host unit tests (included by the top Makefile after tools/tools.mk; uses
+# B, CC, HOST_CFLAGS, CODECS and BZPACK_LIBS from there).
+#
+# Every test is built in four variants, each its own binary in $(B)/tests/:
+#   test_X            -O2, as the packer is built
+#   test_X_asan       the same with ASan + UBSan
+#   test_X_m32        -m32: the stub's 32-bit decoder is this same C, and
+#                     only here is size_t 32 bits wide on the host
+#   test_X_m32_asan   -m32 with ASan + UBSan
+# for X in
+#   lz4       decode/lz4_decode.c against liblz4 (tests/test_lz4.c)
+#   crc32c    the check value, SSE4.2 path against the tables
+# and, native and ASan only,
+#   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
+#             round trips at its min, default and max level, wrong sizes,
+#             truncations, bit flips (tests/test_codecs.c).  Not -m32: the
+#             compressors link the packer's libraries, and Debian's i386
+#             builds of them are not always installable beside the amd64
+#             ones (Multi-Arch: same wants equal versions, and security
+#             updates reach the two architectures at different times).
+#
+# ci/test-host.sh runs them from an explicit list and fails on a missing
+# one; `make host-tests-list` prints what is built here so that the two
+# lists can be compared.  The -m32 variants need gcc-multilib and
+# liblz4-dev:i386 (ci/deps.sh).
+#
+# test_lz4 and test_codecs take extra input files (the test kernels) as
+# arguments; a file that cannot be read fails the run:
 #   $(B)/tests/test_lz4 $(B)/images/testkern32.elf $(B)/images/testkern64.elf
+# A test prints "ok CASE", "FAIL CASE: why" or "skip: CASE: why" per case
+# and exits 0 (nothing failed), 77 (nothing could be tested) or 1.
 
 # -fno-sanitize-recover: make a UBSan report fail the run instead of
 # printing and carrying on.
 TEST_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TEST_LZ4_LIBS  := $(HOST_LDLIBS) -llz4
-TEST_LZ4_ARGS   = $(B)/images/testkern32.elf $(B)/images/testkern64.elf
 
-HOST_TESTS += $(B)/tests/test_lz4 $(B)/tests/test_lz4_asan
+# ---- variants ---------------------------------------------------------------
 
-# Plain build.
-$(B)/tests/test_lz4.o: tests/test_lz4.c
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+TEST_VARIANTS        := native asan m32 m32_asan
+TEST_FLAGS_native    :=
+TEST_FLAGS_asan      := $(TEST_SAN_FLAGS)
+TEST_FLAGS_m32       := -m32
+TEST_FLAGS_m32_asan  := -m32 $(TEST_SAN_FLAGS)
+# Binary name suffix: none for the plain build.
+test_suffix = $(if $(filter native,$(1)),,_$(1))
 
-$(B)/tests/lz4_decode.o: decode/lz4_decode.c
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+# Objects of each variant in their own tree: the same source compiles to a
+# different object per variant.
+define TEST_OBJ_RULE
+$(B)/tests/obj/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(HOST_CFLAGS) $$(TEST_FLAGS_$(1)) -c -o $$@ $$<
+endef
+$(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_OBJ_RULE,$(v))))
 
-$(B)/tests/test_lz4: $(B)/tests/test_lz4.o $(B)/tests/lz4_decode.o
-	$(CC) -o $@ $^ $(TEST_LZ4_LIBS)
+# ---- tests ------------------------------------------------------------------
+# TEST_SRCS_X: its sources; TEST_LIBS_X: its libraries; TEST_VARIANTS_X:
+# the variants it is built in.
 
-# Sanitizer build: the decoder and the test both instrumented.
-$(B)/tests/asan/test_lz4.o: tests/test_lz4.c
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -c -o $@ $<
+TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c
+TEST_LIBS_lz4     := -llz4
+TEST_VARIANTS_lz4 := $(TEST_VARIANTS)
 
-$(B)/tests/asan/lz4_decode.o: decode/lz4_decode.c
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -c -o $@ $<
+TEST_SRCS_crc32c     := tests/test_crc32c.c decode/crc32c.c
+TEST_LIBS_crc32c     :=
+TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
-$(B)/tests/test_lz4_asan: $(B)/tests/asan/test_lz4.o $(B)/tests/asan/lz4_decode.o
-	$(CC) $(TEST_SAN_FLAGS) -o $@ $^ $(TEST_LZ4_LIBS)
+# The packer's codec table with every codec's compressor glue and decoder:
+# a codec added to decode/codecs.def is in this test with no edit here.
+TEST_SRCS_codecs     := tests/test_codecs.c tools/bzpack/codecs.c tools/bzpack/util.c \
+	$(foreach c,$(CODECS),tools/bzpack/compress_$(c).c decode/$(c)_decode.c)
+TEST_LIBS_codecs     := $(BZPACK_LIBS)
+TEST_VARIANTS_codecs := native asan
 
-# Convenience: build and run both (the test kernels are passed when they
-# exist; the test notes and skips missing ones).
-check-lz4: $(B)/tests/test_lz4 $(B)/tests/test_lz4_asan
-	$(B)/tests/test_lz4 $(TEST_LZ4_ARGS)
-	$(B)/tests/test_lz4_asan $(TEST_LZ4_ARGS)
+HOST_TEST_NAMES := lz4 crc32c codecs
 
-.PHONY: check-lz4
+# TEST_BIN_RULE NAME VARIANT
+define TEST_BIN_RULE
+$(B)/tests/test_$(1)$(call test_suffix,$(2)): $(patsubst %.c,$(B)/tests/obj/$(2)/%.o,$(TEST_SRCS_$(1)))
+	$$(CC) $$(TEST_FLAGS_$(2)) -o $$@ $$^ $$(TEST_LIBS_$(1))
+HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
+endef
+$(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))
 
-# CRC-32C: check value, SSE4.2 path against the table path.
-HOST_TESTS += $(B)/tests/test_crc32c
-$(B)/tests/test_crc32c: tests/test_crc32c.c decode/crc32c.c decode/crc32c.h
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -o $@ tests/test_crc32c.c decode/crc32c.c
+# What ci/test-host.sh checks its own list against, one name a line.
+host-tests-list:
+	@printf '%s\n' $(notdir $(HOST_TESTS))
+
+# Build and run every host test the way CI does (ci/test-host.sh).
+check-host: $(HOST_TESTS) $(TESTKERNELS)
+	@B=$(B) bash -c '. ci/lib.sh && . ci/test-host.sh && \
+		echo "$$PASSED passed, $$FAILED failed, $$SKIPPED skipped" && [ $$FAILED -eq 0 ]'
+
+.PHONY: host-tests-list check-host
