@@ -30,9 +30,12 @@ B=${B:-build}
 C=$B/test/corpus
 K32=$B/images/testkern32.elf
 K64=$B/images/testkern64.elf
-for f in "$K32" "$K64" "$B/bzpack"; do
+GEN=$B/gen/bzpack_format.sh     # every setup_header and bzpack_header offset
+for f in "$K32" "$K64" "$B/bzpack" "$GEN"; do
 	[ -e "$f" ] || { echo "mkcorpus: $f is missing: run make first" >&2; exit 1; }
 done
+# shellcheck source=/dev/null
+. "$GEN"
 rm -rf "$C"
 mkdir -p "$C"
 CASES=$C/cases.txt
@@ -55,6 +58,19 @@ poke() { le "$4" "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
 flip() { poke "$1" "$2" 1 $(($(peek "$1" "$2" 1) ^ $3)); }
 # peek FILE OFFSET BYTES: unsigned little-endian value, in decimal
 peek() { od -An -tu"$3" -j "$2" -N "$3" "$1" | tr -d ' \n'; }
+# crc32c FILE OFFSET LENGTH: the CRC-32C (Castagnoli, reflected polynomial
+# 0x82f63b78, as decode/crc32c.c) of those bytes, in decimal; a bit at a
+# time, for the few bytes of a header
+crc32c() {
+	local c=$((0xffffffff)) b k
+	for b in $(od -An -tu1 -v -j "$2" -N "$3" "$1"); do
+		c=$((c ^ b))
+		for ((k = 0; k < 8; k++)); do
+			c=$(((c >> 1) ^ (0x82f63b78 & -(c & 1))))
+		done
+	done
+	echo $((c ^ 0xffffffff))
+}
 # noise SEED COUNT: deterministic pseudo-random bytes (an LCG: the same
 # bytes on every machine and every bash)
 noise() {
@@ -301,18 +317,19 @@ bzimage() {
 	local f=$1 p=$2 version=${3:-$((0x020f))} plen prot
 	plen=$(stat -c %s "$p")
 	prot=$(((0x100 + plen + 15) / 16 * 16))
-	head -c $((5 * 512 + prot)) /dev/zero > "$f"
-	poke "$f" $((0x1f1)) 1 4                  # setup_sects
-	poke "$f" $((0x1f4)) 4 $((prot / 16))     # syssize
-	poke "$f" $((0x1fe)) 2 $((0xaa55))        # boot_flag
-	poke "$f" $((0x200)) 2 $((0x6aeb))        # jump
-	printf HdrS | dd of="$f" bs=1 seek=$((0x202)) conv=notrunc status=none
-	poke "$f" $((0x206)) 2 "$version"
-	poke "$f" $((0x211)) 1 1                  # loadflags: LOADED_HIGH
-	poke "$f" $((0x214)) 4 $((0x100000))      # code32_start
-	poke "$f" $((0x248)) 4 $((0x100))         # payload_offset
-	poke "$f" $((0x24c)) 4 "$plen"            # payload_length
-	dd if="$p" of="$f" bs=64K oflag=seek_bytes seek=$((5 * 512 + 0x100)) conv=notrunc status=none
+	head -c $((5 * SECTOR_SIZE + prot)) /dev/zero > "$f"
+	poke "$f" "$SETUP_HDR_setup_sects" 1 4
+	poke "$f" "$SETUP_HDR_syssize" 4 $((prot / 16))
+	poke "$f" "$SETUP_HDR_boot_flag" 2 "$SETUP_BOOT_FLAG"
+	# jmp short to the end of the header, counted from the byte after it
+	poke "$f" "$SETUP_HDR_jump" 2 $((0xeb | (SETUP_HEADER_END - SETUP_HDR_header) << 8))
+	poke "$f" "$SETUP_HDR_header" 4 "$SETUP_HDRS_MAGIC"
+	poke "$f" "$SETUP_HDR_version" 2 "$version"
+	poke "$f" "$SETUP_HDR_loadflags" 1 1        # LOADED_HIGH
+	poke "$f" "$SETUP_HDR_code32_start" 4 "$BZPACK_LOAD_ADDR"
+	poke "$f" "$SETUP_HDR_payload_offset" 4 $((0x100))
+	poke "$f" "$SETUP_HDR_payload_length" 4 "$plen"
+	dd if="$p" of="$f" bs=64K oflag=seek_bytes seek=$((5 * SECTOR_SIZE + 0x100)) conv=notrunc status=none
 }
 pl=$C/payload.tmp
 { noise 777 2044; le 4096 4; } > "$pl"
@@ -334,21 +351,44 @@ bad "bzImage, vmlinux for AArch64" "$f" "vmlinux in the bzImage: ELF64 file is n
 { gzip -n -c "$M64"; le "$(stat -c %s "$M64")" 4; } > "$pl"
 f=$C/bzimage-protocol-204; bzimage "$f" "$pl" $((0x0204))
 bad "bzImage, boot protocol 2.04" "$f" "boot protocol 2.04 has no payload fields"
-f=$C/bzimage-payload-past-end; bzimage "$f" "$pl"; poke "$f" $((0x24c)) 4 $((0x100000))
+f=$C/bzimage-payload-past-end; bzimage "$f" "$pl"; poke "$f" "$SETUP_HDR_payload_length" 4 $((0x100000))
 bad "bzImage, payload past the end" "$f" "run past the end of the file"
-f=$C/bzimage-payload-empty; bzimage "$f" "$pl"; poke "$f" $((0x24c)) 4 0
+f=$C/bzimage-payload-empty; bzimage "$f" "$pl"; poke "$f" "$SETUP_HDR_payload_length" 4 0
 bad "bzImage, payload_length 0" "$f" "payload_length is 0"
-f=$C/bzimage-setup-only; bzimage "$f" "$pl"; truncate -s 2560 "$f"
+f=$C/bzimage-setup-only; bzimage "$f" "$pl"; truncate -s $((5 * SECTOR_SIZE)) "$f"
 bad "bzImage, real-mode part only" "$f" "truncated bzImage"
 rm -f "$pl"
 
 # -- bzImages: our own, damaged
 ours=$C/ours-64.bzimage
 "$B/bzpack" -c none -o "$ours" "$M64"
-so=$((($(peek "$ours" $((0x1f1)) 1) + 1) * 512))
-po=$(peek "$ours" $((0x248)) 4)
-f=$C/ours-header-flip; cp "$ours" "$f"; flip "$f" $((so + po - 80 + 0x18)) $((0x40))
+so=$((($(peek "$ours" "$SETUP_HDR_setup_sects" 1) + 1) * SECTOR_SIZE))
+po=$(peek "$ours" "$SETUP_HDR_payload_offset" 4)
+hdr=$((so + po - BZPACK_HEADER_SIZE))
+f=$C/ours-header-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_out_size)) $((0x40))
 bad "bzpack image, bzpack_header damaged" "$f" "bzpack header: checksum mismatch"
+# setup_crc and header_crc: the last 8 bytes, once outside the header CRC
+f=$C/ours-setup-crc-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_setup_crc + 1)) $((0x10))
+bad "bzpack image, bzpack_header.setup_crc damaged" "$f" "bzpack header: checksum mismatch"
+f=$C/ours-header-crc-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_header_crc + 3)) $((0x80))
+bad "bzpack image, bzpack_header.header_crc damaged" "$f" "bzpack header: checksum mismatch"
+# setup_header fields only the packer writes
+f=$C/ours-init-size-flip; cp "$ours" "$f"; flip "$f" $((SETUP_HDR_init_size + 1)) $((0x02))
+bad "bzpack image, setup_header.init_size changed" "$f" "setup header fields changed since packing (CRC32C)"
+bad "bzpack image, setup_header.init_size changed: --info" "$f" \
+	"setup header fields changed since packing (CRC32C)" --info
+f=$C/ours-pref-address-flip; cp "$ours" "$f"; flip "$f" $((SETUP_HDR_pref_address + 5)) $((0x01))
+bad "bzpack image, setup_header.pref_address changed: --extract" "$f" \
+	"setup header fields changed since packing (CRC32C)" --extract
+# A format 1 header as bzpack 0.1 wrote it: header_crc at 0x48 over the 72
+# bytes before it, then 4 zero bytes.
+f=$C/ours-format-1; cp "$ours" "$f"
+poke "$f" $((hdr + BZHDR_version)) 2 1
+poke "$f" $((hdr + 0x48)) 4 "$(crc32c "$f" "$hdr" $((0x48)))"
+poke "$f" $((hdr + 0x4c)) 4 0
+bad "bzpack image in format 1" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format 2"
+bad "bzpack image in format 1: --info" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format 2" \
+	--info
 f=$C/ours-payload-flip; cp "$ours" "$f"; flip "$f" $((so + po + 100)) $((0x08))
 bad "bzpack image, payload damaged" "$f" "bzpack payload: checksum mismatch"
 f=$C/ours-truncated; head -c $((so + po + 100)) "$ours" > "$f"

@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "crc32c.h"
+
 /* ---- Linux boot protocol constants ------------------------------------ */
 
 #define SETUP_HEADER_OFFSET     0x1f1   /* setup_header in the file and in boot_params */
@@ -98,6 +100,76 @@ _Static_assert(__builtin_offsetof(struct setup_header, code32_start) == 0x214 - 
 _Static_assert(__builtin_offsetof(struct setup_header, cmd_line_ptr) == 0x228 - SETUP_HEADER_OFFSET, "cmd_line_ptr");
 _Static_assert(__builtin_offsetof(struct setup_header, init_size) == 0x260 - SETUP_HEADER_OFFSET, "init_size");
 
+/*
+ * The setup_header fields only the packer writes.  Every loader copies the
+ * header from the file (QEMU and our setup into boot_params; GRUB and
+ * kexec with the 32-bit protocol into the boot_params they build), then
+ * fills in its own fields.  The packer stores setup_header_crc() of the
+ * first list in bzpack_header.setup_crc, and the stub checks it against
+ * boot_params->hdr: the loader's copy is what the stub and the kernel
+ * read.
+ *
+ * Covered: the fields Documentation/arch/x86/boot.rst marks "read" or
+ * "kernel internal" (a loader rewrites setup_sects only when it is 0,
+ * which the packer never writes), and two "modify (reloc)" fields that a
+ * loader may only change for a relocatable kernel, which a bzpack image
+ * is not: code32_start (GRUB writes back load address + code32_start -
+ * 0x100000, the same value; our setup refuses a loader hook) and
+ * kernel_alignment (GRUB writes back 1 << log2 of it, the same 4096).
+ */
+#define SETUP_CRC_FIELDS(X) \
+	X(setup_sects) X(syssize) X(ram_size) X(jump) X(header) X(version) \
+	X(start_sys_seg) X(kernel_version) X(code32_start) X(bootsect_kludge) \
+	X(initrd_addr_max) X(kernel_alignment) X(relocatable_kernel) X(min_alignment) \
+	X(xloadflags) X(cmdline_size) X(payload_offset) X(payload_length) X(pref_address) \
+	X(init_size) X(handover_offset) X(kernel_info_offset)
+
+/*
+ * Not covered: the fields a loader writes or may modify, so a conforming
+ * loader may change them in its copy:
+ *   root_flags, root_dev       "modify (optional)" (LILO's read-only, GRUB
+ *                              sets root_dev with an initrd)
+ *   vid_mode                   "modify (obligatory)": vga= (QEMU, GRUB)
+ *   realmode_swtch             a loader hook ("modify"); our setup never calls it
+ *   type_of_loader, ext_loader_ver, ext_loader_type   "write"
+ *   loadflags                  "modify": QEMU and GRUB set CAN_USE_HEAP,
+ *                              GRUB QUIET, kexec-tools writes 0 over the
+ *                              whole byte, LOADED_HIGH included
+ *   setup_move_size            "modify" (protocols 2.00-2.01)
+ *   ramdisk_image, ramdisk_size, heap_end_ptr, cmd_line_ptr   "write"
+ *   hardware_subarch, hardware_subarch_data   "write" (paravirt loaders)
+ *   setup_data                 "write": the loader's linked list
+ *   boot_flag                  "read", but GRUB (ps_mouse and padding) and
+ *                              kexec-tools (aux_device_info) zero 0x1fe-0x1ff
+ *                              in the boot_params they build; every loader
+ *                              and our setup check it in the file instead
+ */
+#define SETUP_LOADER_FIELDS(X) \
+	X(root_flags) X(vid_mode) X(root_dev) X(realmode_swtch) X(type_of_loader) X(loadflags) \
+	X(setup_move_size) X(ramdisk_image) X(ramdisk_size) X(heap_end_ptr) X(ext_loader_ver) \
+	X(ext_loader_type) X(cmd_line_ptr) X(hardware_subarch) X(hardware_subarch_data) \
+	X(setup_data) X(boot_flag)
+
+#define SETUP_FIELD_SIZE(f) sizeof(((struct setup_header *)0)->f) +
+/* Every field in one list or the other: a new field must be classified.
+ * (gen_consts checks byte by byte that the two lists do not overlap.) */
+_Static_assert(SETUP_CRC_FIELDS(SETUP_FIELD_SIZE) SETUP_LOADER_FIELDS(SETUP_FIELD_SIZE) 0 ==
+	       sizeof(struct setup_header), "every setup_header field is covered or loader-written");
+
+/* CRC32C of the covered fields' bytes, in header order: what the packer
+ * stores in setup_crc and the stub compares it with. */
+static inline uint32_t setup_header_crc(const struct crc32c_table *tab, const struct setup_header *h)
+{
+#define SETUP_SPAN(f) { __builtin_offsetof(struct setup_header, f), SETUP_FIELD_SIZE(f) 0 },
+	static const uint8_t spans[][2] = { SETUP_CRC_FIELDS(SETUP_SPAN) };
+#undef SETUP_SPAN
+	uint32_t crc = 0;
+
+	for (unsigned i = 0; i < sizeof(spans) / sizeof(spans[0]); i++)
+		crc = crc32c_update(tab, crc, (const uint8_t *)h + spans[i][0], spans[i][1]);
+	return crc;
+}
+
 /* kernel_info (protocol 2.15), pointed to by kernel_info_offset */
 struct kernel_info {
 	uint32_t header;                /* 0x00: "LToP" */
@@ -167,7 +239,7 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  * init_size in the setup header covers all of it.
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   1
+#define BZPACK_FORMAT_VERSION   2       /* 2: header_crc covers the whole header, setup_crc added */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -205,15 +277,21 @@ struct bzpack_header {
 	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
-	uint32_t header_crc;            /* 0x48: CRC32C of bytes 0x00..0x47 */
-	uint32_t reserved2;             /* 0x4c: zero, keeps the payload 16-byte aligned */
+	uint32_t setup_crc;             /* 0x48: setup_header_crc() of the setup_header as packed */
+	uint32_t header_crc;            /* 0x4c: CRC32C of bytes 0x00..0x4b: every byte above */
 } __attribute__((packed));
 
+/* 0x50 bytes keep the payload 16-byte aligned; header_crc comes last so
+ * that it covers every other byte of the header, and the header has no
+ * byte that no check covers. */
 #define BZPACK_HEADER_SIZE      0x50
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_addr) == 0x28, "scratch_addr");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x48, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x48, "setup_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x4c, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
+	       "header_crc must be the header's last field: it covers all the bytes before it");
 
 /* The stub's scratch: 4 KiB-aligned, page tables first (64-bit stubs
  * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories),

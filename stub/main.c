@@ -2,7 +2,9 @@
  * main.c - the boot story.  head_32.asm or head_64.asm has given us a
  * stack in our scratch memory (and, for a 64-bit kernel, long mode); then:
  *
- *   1. check our header: magic, version, codec, word size, CRC32C;
+ *   1. check our header: version, CRC32C, codec, word size; then the
+ *      setup_header fields only the packer writes, as the loader copied
+ *      them into boot_params, against the CRC32C the header carries;
  *   2. check the memory plan against what the loader told us: the kernel's
  *      range and our scratch must be RAM and must not hold boot_params, the
  *      command line, the initrd or setup_data;
@@ -42,12 +44,21 @@ void fail(const char *reason, const char *detail)
 	end_line_and_halt(detail);
 }
 
-static void check_header(const struct bzpack_header *hdr, const struct crc32c_table *crc)
+#define STRINGIFY(x) #x
+#define STRING(x) STRINGIFY(x)
+
+static void check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
+			 const struct crc32c_table *crc)
 {
+	/* The version says where the CRC is, so it comes first. */
 	if (hdr->version != BZPACK_FORMAT_VERSION || hdr->header_size != sizeof(*hdr))
-		fail("unsupported bzpack header version", "");
+		fail("bzpack header is not format " STRING(BZPACK_FORMAT_VERSION), "");
 	if (crc32c_update(crc, 0, hdr, offsetof(struct bzpack_header, header_crc)) != hdr->header_crc)
 		fail("bzpack header checksum mismatch (CRC32C)", "");
+	/* init_size, payload_length, pref_address, ...: the loader took them
+	 * from the file and the kernel may read them from boot_params. */
+	if (setup_header_crc(crc, &bp->hdr) != hdr->setup_crc)
+		fail("setup header fields changed since packing (CRC32C)", "");
 	if (hdr->codec != stub_codec.id)
 		fail("payload codec does not match this stub's decoder", "");
 	if (hdr->bits != 8 * sizeof(void *))
@@ -107,7 +118,7 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 
 	serial_init();
 	crc32c_init(&crc, 0);
-	check_header(hdr, &crc);
+	check_header(hdr, bp, &crc);
 
 	/* 2. The plan the packer wrote, against what the loader did. */
 	uint64_t image_end = BZPACK_LOAD_ADDR + (uint64_t)bp->hdr.syssize * 16;

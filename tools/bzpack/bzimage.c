@@ -104,21 +104,30 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 	return le32(h) == BZPACK_MAGIC ? h : NULL;
 }
 
-static int read_ours(const uint8_t *raw, const uint8_t *payload, struct buffer *out,
-		     struct bzimage_info *info, struct error *err)
+/* The same checks as the stub's, in the same order, and then some: an
+ * image the stub would refuse is neither described nor repacked. */
+static int read_ours(const struct buffer *f, const uint8_t *raw, const uint8_t *payload,
+		     struct buffer *out, struct bzimage_info *info, struct error *err)
 {
 	static struct crc32c_table crc;
 	struct bzpack_header *h = &info->header;
+	struct setup_header sh;
 
 	crc32c_init(&crc, 0);
 	memcpy(h, raw, sizeof(*h));
+	memcpy(&sh, f->data + SETUP_HEADER_OFFSET, sizeof(sh));
 	info->ours = 1;
 	info->stub_size = info->payload_offset - BZPACK_HEADER_SIZE;
+	/* The version says where the CRCs are, so it comes first. */
+	if (h->version != BZPACK_FORMAT_VERSION || h->header_size != BZPACK_HEADER_SIZE)
+		return fail_with(err, "bzpack header: format %u (%u bytes), but this bzpack reads format %u "
+				 "(%u bytes) only%s", h->version, h->header_size, BZPACK_FORMAT_VERSION,
+				 BZPACK_HEADER_SIZE, h->version < BZPACK_FORMAT_VERSION ?
+				 ": pack the original kernel again" : "");
 	if (h->header_crc != crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc)))
 		return fail_with(err, "bzpack header: checksum mismatch");
-	if (h->version != BZPACK_FORMAT_VERSION || h->header_size != BZPACK_HEADER_SIZE)
-		return fail_with(err, "bzpack header: format %u (%u bytes) is not ours (format %u)",
-				 h->version, h->header_size, BZPACK_FORMAT_VERSION);
+	if (h->setup_crc != setup_header_crc(&crc, &sh))
+		return fail_with(err, "setup header fields changed since packing (CRC32C)");
 	info->codec = bzpack_codec_name(h->codec);
 	if (!info->codec)
 		return fail_with(err, "bzpack header: unknown codec %u", h->codec);
@@ -231,7 +240,7 @@ int bzimage_extract(const struct buffer *f, struct buffer *out, struct bzimage_i
 	const uint8_t *payload = f->data + info->setup_size + info->payload_offset;
 	const uint8_t *ours = our_header(f, info);
 	if (ours)
-		return read_ours(ours, payload, out, info, err);
+		return read_ours(f, ours, payload, out, info, err);
 	return read_linux(payload, out, info, err);
 }
 
@@ -334,6 +343,11 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 		fprintf(o, ROW "%llu bytes (setup %llu + stub %llu + header %d)\n", "overhead:",
 			(unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE),
 			(unsigned long long)i->setup_size, (unsigned long long)i->stub_size, BZPACK_HEADER_SIZE);
+		/* read_ours refused the image unless the two header CRCs hold;
+		 * the payload's is checked when it is decompressed. */
+		fprintf(o, ROW "CRC32C bzpack header 0x%08x ok, setup header fields 0x%08x ok, "
+			"payload 0x%08x %s\n", "checksums:", h->header_crc, h->setup_crc, h->payload_crc,
+			i->decompressed ? "ok" : "not checked");
 	} else if (i->decompressed && i->elf_bits) {
 		fprintf(o, ROW "0x%llx (vmlinux ELF%d e_entry)\n", "entry:", (unsigned long long)i->elf_entry,
 			i->elf_bits);

@@ -57,6 +57,9 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	return 0;
 }
 
+/* vid_mode and loadflags are defaults that loaders change (they are in
+ * SETUP_LOADER_FIELDS); every other field set here is in SETUP_CRC_FIELDS,
+ * which the stub checks against the loader's copy. */
 static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
 			      uint64_t version_offset)
 {
@@ -83,8 +86,10 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->kernel_info_offset = (uint32_t)(l->stub_size + offsetof(struct bzpack_header, kernel_info));
 }
 
+/* sh: the setup_header as it goes into the file, for setup_crc. */
 static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, const struct codec *codec,
-			       const struct buffer *payload, const struct image_layout *l)
+			       const struct buffer *payload, const struct image_layout *l,
+			       const struct setup_header *sh)
 {
 	static struct crc32c_table crc;
 	crc32c_init(&crc, 0);
@@ -107,6 +112,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->workspace_size = (uint32_t)l->workspace_size;
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
 					       sizeof(struct kernel_info), 0 };
+	h->setup_crc = setup_header_crc(&crc, sh);
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
@@ -144,7 +150,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 
 	memcpy(pm, stub.data, stub.size);
 	struct bzpack_header bh;
-	fill_bzpack_header(&bh, k, codec, payload, l);
+	fill_bzpack_header(&bh, k, codec, payload, l, &sh);
 	memcpy(pm + stub.size, &bh, sizeof(bh));
 	memcpy(pm + stub.size + sizeof(bh), payload->data, payload->size);
 	return 0;

@@ -24,6 +24,9 @@ struct constant {
 #define HDR(field) { "SETUP_HDR_" #field, SETUP_HEADER_OFFSET + offsetof(struct setup_header, field) }
 #define BP(field) { "BP_" #field, offsetof(struct boot_params, field) }
 #define BZ(field) { "BZHDR_" #field, offsetof(struct bzpack_header, field) }
+/* SETUP_CRC_<field>: 1 if setup_crc covers it, 0 if a loader writes it */
+#define CRC_COVERED(field) { "SETUP_CRC_" #field, 1 },
+#define CRC_LOADER(field) { "SETUP_CRC_" #field, 0 },
 
 static const struct constant constants[] = {
 	C(SETUP_HEADER_OFFSET), C(SETUP_HEADER_END), C(SETUP_BOOT_FLAG), C(SECTOR_SIZE),
@@ -53,8 +56,34 @@ static const struct constant constants[] = {
 	BZ(magic), BZ(version), BZ(codec), BZ(bits), BZ(header_size), BZ(payload_size),
 	BZ(payload_crc), BZ(out_addr), BZ(out_size), BZ(zero_size), BZ(entry),
 	BZ(scratch_addr), BZ(scratch_addr_check), BZ(init_size), BZ(workspace_size),
-	BZ(kernel_info), BZ(header_crc),
+	BZ(kernel_info), BZ(setup_crc), BZ(header_crc),
+	/* which setup_header fields setup_crc covers, for the scripts that
+	 * judge damage */
+	SETUP_CRC_FIELDS(CRC_COVERED) SETUP_LOADER_FIELDS(CRC_LOADER)
 };
+
+/* bzpack_format.h asserts that the two setup_header field lists add up
+ * to the whole header; here, byte by byte, that they do not overlap, so
+ * that every byte is in exactly one. */
+static int check_setup_lists(void)
+{
+#define SPAN(field) { #field, offsetof(struct setup_header, field), \
+		      sizeof(((struct setup_header *)0)->field) },
+	static const struct { const char *name; size_t offset, size; } fields[] = {
+		SETUP_CRC_FIELDS(SPAN) SETUP_LOADER_FIELDS(SPAN)
+	};
+#undef SPAN
+	unsigned char seen[sizeof(struct setup_header)] = { 0 };
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		for (size_t b = fields[i].offset; b < fields[i].offset + fields[i].size; b++)
+			if (seen[b]++) {
+				fprintf(stderr, "gen_consts: setup_header field %s is in both lists "
+					"(or twice) in bzpack_format.h\n", fields[i].name);
+				return -1;
+			}
+	return 0;
+}
 
 /* The packer's stubs, one blob per codec and word size, and a table the
  * packer looks them up in (tools/bzpack/stubs.c): id, bits, start, end. */
@@ -107,6 +136,8 @@ int main(int argc, char **argv)
 	};
 	const char *mode = argc > 1 ? argv[1] : "";
 
+	if (check_setup_lists() < 0)
+		return 1;
 	if (strcmp(mode, "stubs") == 0) {
 		print_stubs();
 		return 0;
