@@ -389,3 +389,6 @@ for cor_region in "${COR_REGIONS[@]}"; do
 	cor_row "$cor_region" "all|$cor_region"
 done
 echo "corrupt: $(wc -l < "$COR_DIR/jobs") boots in $(($(date +%s) - cor_t0)) s"
+[ -n "${COR_ALL:-}" ] ||
+	skip "corrupt: the jump at 0x200 and the flips that make QEMU load a zImage (HdrS, version 2.x, LOADED_HIGH)" \
+		"QEMU then hangs in its own BIOS before a byte of ours runs (Linux's bzImage too); COR_ALL=1 boots them"
