@@ -77,7 +77,7 @@ HOST_TEST_NAMES := lz4 crc32c codecs
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE
 $(B)/tests/test_$(1)$(call test_suffix,$(2)): $(patsubst %.c,$(B)/tests/obj/$(2)/%.o,$(TEST_SRCS_$(1)))
-	$$(CC) $$(TEST_FLAGS_$(2)) -o $$@ $$^ $$(TEST_LIBS_$(1))
+	$$(CC) $$(TEST_FLAGS_$(2)) -o $$@ $$(filter %.o,$$^) $$(TEST_LIBS_$(1))
 HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
 endef
 $(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))
