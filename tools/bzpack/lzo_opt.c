@@ -98,6 +98,17 @@ static inline uint32_t run_cost(size_t r, int first)
 	return (uint32_t)r + 1 + ext_bytes(r, RUN_FIELD_MAX);
 }
 
+/* How many more literals a run of r can take before its cost grows by an
+ * extra (extension) byte. */
+static inline size_t run_room(size_t r, int first)
+{
+	if (first && r <= FIRST_RUN_MAX)
+		return FIRST_RUN_MAX + 1 - r;
+	if (r <= RUN_FIELD_MAX)
+		return RUN_FIELD_MAX + 1 - r;
+	return 255 - (r - RUN_FIELD_MAX - 1) % 255;
+}
+
 /* An M4 whose length extension is one byte 252..255 and whose next byte
  * is 0xff reads as a zero run in version 1; lzo.rst tells compressors to
  * avoid ((distance & 0x803f) == 0x803f) && (261 <= length <= 264). */
@@ -553,7 +564,10 @@ static void compress_all(struct parser *p)
 					    ? nd->cost[STATE_RUN] + run_cost(nd->rlen + 1, nd->rfirst) -
 						      run_cost(nd->rlen, nd->rfirst)
 					    : INF;
-				if (a <= b) {
+				/* Equal costs: keep the run that is further from
+				 * its next extension byte (a cheaper run is never
+				 * worse: runs differ by at most one such byte). */
+				if (a < b || (a == b && run_room(4, abs == 3) > run_room(nd->rlen + 1, nd->rfirst))) {
 					nx->cost[STATE_RUN] = a;
 					nx->rfrom = 3;
 					nx->rlen = 4;
@@ -628,9 +642,10 @@ static void compress_all(struct parser *p)
 
 size_t lzo_opt_bound(size_t n)
 {
-	/* All literals: a run instruction with n / 255 + 1 extension bytes,
-	 * plus the header and the end marker. */
-	return n + n / 255 + 16;
+	/* All literals take n + n / 255 + 8 bytes (a run with its extension,
+	 * the header and the end marker) and the parse finds no worse; the
+	 * margin is LZO1X's customary worst case. */
+	return n + n / 16 + 64;
 }
 
 size_t lzo_opt_compress(const uint8_t *in, size_t n, uint8_t *out, size_t cap, int version)
