@@ -234,16 +234,28 @@ static inline int is_zero_run(unsigned t, const uint8_t *p)
 	       p[1] == RLE_HI;
 }
 
-/* For distances 1..7: the smallest multiple of off that is >= 8.  Words
- * copied from that far back never overlap their destination and continue
- * the same periodic pattern. */
+/* For distances 1..7: the smallest multiple of off that is >= 8 (8, 8, 9,
+ * 8, 10, 12, 14).  Words copied from that far back never overlap their
+ * destination and continue the same periodic pattern. */
 static inline size_t period_step(size_t off)
 {
-	size_t step = off;
+	return off >= 4 ? 2 * off : off == 3 ? 9 : 8;
+}
 
-	while (step < 8)
-		step += off;
-	return step;
+/* Writes the first 8 bytes of a match from distance off < 8 one at a time
+ * (each may be one just written). */
+static inline void expand8(uint8_t *op, size_t off)
+{
+	const uint8_t *const m = op - off;
+
+	op[0] = m[0];
+	op[1] = m[1];
+	op[2] = m[2];
+	op[3] = m[3];
+	op[4] = m[4];
+	op[5] = m[5];
+	op[6] = m[6];
+	op[7] = m[7];
 }
 
 /* Copies a match of len (>= 2) bytes from distance off (op - off >= dst)
@@ -271,8 +283,7 @@ static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
 		 * previous one), then whole periods back. */
 		const size_t step = period_step(off);
 
-		for (int i = 0; i < 8; i++)
-			op[i] = m[i];
+		expand8(op, off);
 		for (op += 8; op < end; op += 8)
 			memcpy(op, op - step, 8);
 	}
@@ -290,8 +301,7 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 	} else if (len >= 8) {
 		const size_t step = period_step(off);
 
-		for (int i = 0; i < 8; i++)
-			op[i] = op[i - (ptrdiff_t)off];
+		expand8(op, off);
 		for (op += 8; (size_t)(end - op) >= 8; op += 8)
 			memcpy(op, op - step, 8);
 	}
@@ -355,7 +365,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 				if (off >= 8)
 					memcpy(op, op - off, 8);
 				else
-					copy_match_wild(op, off, len);
+					expand8(op, off);
 				op += len;
 				s = t;
 			} else if (t >= OP_M3) {
@@ -456,10 +466,11 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 				/* Guards the match source: before dst. */
 				if (off > (size_t)(op - ostart))
 					break;
+				/* len <= 3: as for M2. */
 				if (off >= 8)
 					memcpy(op, op - off, 8);
 				else
-					copy_match_wild(op, off, len);
+					expand8(op, off);
 				op += len;
 				s = t;
 			}
