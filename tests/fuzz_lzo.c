@@ -1,0 +1,238 @@
+/* fuzz_lzo.c - libFuzzer target for decode/lzo_decode.c and
+ * decode/lzo_rle_decode.c (their core: decode/lzo1x_core.h).
+ *
+ * Input: [le32 v][stream].  The output size is
+ *     dst_len = min(v & 0x1fffff, FUZZ_MAX_OUT) >> (v >> 28)
+ * as in tests/fuzz_lz4.c: the seeds (top nibble 0) give their exact
+ * sizes, mutated values mostly small ones.
+ *
+ * Every run decodes the stream, from an exact-size copy, into buffers of
+ * exactly dst_len bytes (malloc'd: ASan sees any access outside them):
+ *
+ *   lzo_decode() and lzo_rle_decode(), the decoders the stubs run;
+ *   lzo_ref_decode() (tests/lzo_ref.h), versions 0 and 1: the format one
+ *       byte at a time, with the checks of our safe loop in its order;
+ *   liblzo2's lzo1x_decompress_safe(), the reference for version 0;
+ *
+ * and aborts (a crash, for libFuzzer) when
+ *
+ *   1. one of ours and the reference decoder of its version disagree on
+ *      the status, or both say DECODE_OK and the bytes differ (the fast
+ *      and safe loops must accept the same streams with the same statuses);
+ *   2. liblzo2 decodes exactly dst_len bytes and lzo_decode does not say
+ *      DECODE_OK with the same bytes - unless the reference decoder
+ *      stopped at an end marker other than 0x11 0x00 0x00, which liblzo2
+ *      takes and we refuse on purpose (lzo1x_core.h, "Strict end");
+ *   3. lzo_decode says DECODE_OK and liblzo2 does not decode exactly the
+ *      same dst_len bytes.
+ *
+ * Built with -DFUZZ_LZO_MKSEEDS instead, this file is the seed generator:
+ *   mkseeds_lzo DIR   writes small inputs compressed by liblzo2 (lzo1x_1,
+ *                     lzo1x_999) and by our compressor (versions 0 and 1).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lzo/lzo1x.h>
+
+#include "decode.h"
+#include "lzo_ref.h"
+
+#ifndef FUZZ_MAX_OUT
+#define FUZZ_MAX_OUT  (1u << 20)
+#endif
+#define HDR_BYTES     4
+
+#ifndef FUZZ_LZO_MKSEEDS
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static const char *status_name(int s)
+{
+	return s == DECODE_OK ? "OK" : decode_status_name((enum decode_status)s);
+}
+
+static void die(const char *what, int version, size_t dst_len, size_t n, int ours, int ref, int lib)
+{
+	fprintf(stderr, "fuzz_lzo: version %d: %s (dst_len %zu, stream %zu bytes): ours %s, reference %s, "
+		"liblzo2 returned %d\n", version, what, dst_len, n, status_name(ours), status_name(ref), lib);
+	abort();
+}
+
+/* Exact-size buffers: malloc(0) may return NULL, which every decoder
+ * accepts together with a length of 0. */
+static uint8_t *exact(size_t n)
+{
+	uint8_t *p = malloc(n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < HDR_BYTES)
+		return 0;
+	uint32_t v = get_le32(data);
+	size_t dst_len = (v & 0x1fffffu) < FUZZ_MAX_OUT ? (v & 0x1fffffu) : FUZZ_MAX_OUT;
+	dst_len >>= v >> 28;
+	size_t n = size - HDR_BYTES;
+
+	uint8_t *src = exact(n);
+	memcpy(src, data + HDR_BYTES, n);
+	uint8_t *ours = exact(dst_len), *ref = exact(dst_len), *lib = exact(dst_len);
+	struct lzo_ref_stats st[2];
+	enum decode_status s_ours[2], s_ref[2];
+
+	for (int version = 0; version <= 1; version++) {
+		s_ours[version] = (version ? lzo_rle_decode : lzo_decode)(src, n, ours, dst_len, NULL);
+		s_ref[version] = lzo_ref_decode(src, n, ref, dst_len, version, &st[version]);
+		if (s_ours[version] != s_ref[version])
+			die("status differs from the reference decoder", version, dst_len, n, s_ours[version],
+			    s_ref[version], 0);
+		if (s_ours[version] == DECODE_OK && memcmp(ours, ref, dst_len) != 0)
+			die("output differs from the reference decoder", version, dst_len, n, s_ours[version],
+			    s_ref[version], 0);
+	}
+
+	/* ours still holds lzo_rle_decode's output: decode version 0 again. */
+	s_ours[0] = lzo_decode(src, n, ours, dst_len, NULL);
+	lzo_uint got = dst_len;
+	int r_lib = lzo1x_decompress_safe(src, n, lib, &got, NULL);
+	int lib_ok = r_lib == LZO_E_OK && got == dst_len;
+
+	if (lib_ok && !st[0].odd_end && (s_ours[0] != DECODE_OK || memcmp(ours, lib, dst_len) != 0))
+		die("liblzo2 decodes the stream, ours differs", 0, dst_len, n, s_ours[0], s_ref[0], r_lib);
+	if (s_ours[0] == DECODE_OK && (!lib_ok || memcmp(ours, lib, dst_len) != 0))
+		die("ours decodes a stream liblzo2 does not", 0, dst_len, n, s_ours[0], s_ref[0], r_lib);
+
+	free(src);
+	free(ours);
+	free(ref);
+	free(lib);
+	return 0;
+}
+
+#else /* FUZZ_LZO_MKSEEDS */
+
+#include "lzo_opt.h"
+
+static int seed_no;
+
+static void write_seed(const char *dir, const uint8_t *in, size_t n, int how)
+{
+	static const char *const names[] = { "lzo1x_1", "lzo1x_999", "ours-v0", "ours-rle" };
+	size_t cap = lzo_opt_bound(n) + n / 16 + 64;
+	uint8_t *blk = malloc(cap);
+	lzo_uint c = 0;
+	char path[4096];
+	int r = LZO_E_OK;
+
+	if (!blk) {
+		perror("mkseeds_lzo");
+		exit(1);
+	}
+	if (how <= 1) {
+		void *work = malloc(how ? LZO1X_999_MEM_COMPRESS : LZO1X_1_MEM_COMPRESS);
+
+		if (!work) {
+			perror("mkseeds_lzo");
+			exit(1);
+		}
+		r = how ? lzo1x_999_compress(in, n, blk, &c, work) : lzo1x_1_compress(in, n, blk, &c, work);
+		free(work);
+	} else {
+		c = lzo_opt_compress(in, n, blk, cap, how - 2);
+		if (c == 0)
+			r = LZO_E_ERROR;
+	}
+	if (r != LZO_E_OK) {
+		fprintf(stderr, "mkseeds_lzo: could not compress %zu bytes\n", n);
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, names[how]);
+	FILE *f = fopen(path, "wb");
+	uint8_t hdr[HDR_BYTES] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
+	if (!f || fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || fwrite(blk, 1, c, f) != c ||
+	    fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+	free(blk);
+}
+
+static void all(const char *dir, const uint8_t *in, size_t n)
+{
+	for (int how = 0; how < 4; how++)
+		write_seed(dir, in, n, how);
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t buf[70000];
+	static const char text[] =
+		"bzpack packs an x86 kernel behind a tiny stub that checks it, decompresses "
+		"it and enters it as the Linux x86 boot protocol says.  The stub never jumps "
+		"into a kernel it could not fully decompress and verify.";
+	uint32_t x = 0x2545f491u;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds_lzo DIR\n");
+		return 2;
+	}
+	if (lzo_init() != LZO_E_OK)
+		return 1;
+	const char *dir = argv[1];
+
+	all(dir, buf, 0);
+	all(dir, (const uint8_t *)"x", 1);
+	all(dir, (const uint8_t *)text, 12);
+	all(dir, (const uint8_t *)text, sizeof(text) - 1);
+	/* periodic data: every small-distance match path */
+	static const size_t periods[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
+	for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
+		for (size_t i = 0; i < 300; i++)
+			buf[i] = (uint8_t)("abcdefghijklmnop"[i % periods[p]]);
+		all(dir, buf, 300);
+	}
+	/* literal runs around the first-byte and field limits */
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+	all(dir, buf, 3);
+	all(dir, buf, 4);
+	all(dir, buf, 18);
+	all(dir, buf, 19);
+	all(dir, buf, 238);
+	all(dir, buf, 239);
+	all(dir, buf, 600);
+	/* random with repeats: matches of every length, M1 after runs */
+	for (size_t i = 1000; i < 4000; i++)
+		buf[i] = i % 5 == 0 ? (uint8_t)i : buf[i % 997];
+	all(dir, buf + 900, 3100);
+	/* zeros: runs of every size, in noise */
+	memset(buf, 0, 5000);
+	for (size_t i = 0; i < 5000; i += 37 + i % 300)
+		buf[i] = (uint8_t)(i | 1);
+	all(dir, buf, 5000);
+	memset(buf, 0, 2100);
+	all(dir, buf, 2100);
+	/* 64 KiB of text: M4 distances up to the window's end */
+	for (size_t i = 0; i < 65536 + 200; i++)
+		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)];
+	all(dir, buf, 65536 + 200);
+	printf("mkseeds_lzo: %d seeds in %s\n", seed_no, dir);
+	return 0;
+}
+
+#endif

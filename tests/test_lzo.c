@@ -1,0 +1,1209 @@
+/* test_lzo.c - host unit test for decode/lzo_decode.c, decode/lzo_rle_decode.c
+ * (the core in decode/lzo1x_core.h) and our compressor tools/bzpack/lzo_opt.c.
+ *
+ *   - liblzo2's own streams (lzo1x_1, lzo1x_999) of many inputs: lzo_decode
+ *     reproduces them, agrees with lzo1x_decompress_safe and with the
+ *     reference decoder (tests/lzo_ref.h); one byte of dst less is
+ *     OUTPUT_OVERRUN, one more SHORT_OUTPUT; lzo_rle_decode refuses them;
+ *   - our compressor, version 0 (also decoded by liblzo2) and version 1
+ *     (LZO-RLE, decoded by lzo_rle_decode; lzo_decode refuses it), on the
+ *     same inputs; on zero-heavy inputs it must use zero runs and beat
+ *     lzo1x_999, and on the files given it must not lose to lzo1x_999;
+ *   - hand-built streams of every instruction kind, distance class and
+ *     length near the ends of the buffers (where the fast loop hands over
+ *     to the safe one), zero runs of 4..2051 bytes with 0..3 trailing
+ *     literals, and known-bad streams with their exact statuses;
+ *   - every proper prefix of small streams (TRUNCATED), bit flips and
+ *     random garbage (any status, the same as the reference decoder's,
+ *     the same bytes as liblzo2 when both decode).
+ *
+ * usage: test_lzo [file...]   (extra inputs, e.g. the test kernels; missing
+ *                              files are skipped)
+ *
+ * Every buffer handed to a decoder has exactly the size it is told, so the
+ * ASan build catches any access outside; without ASan the output buffers
+ * get guard bytes on both sides, checked after every call.  Prints "ok
+ * <name>" / "FAIL <name>: <why>" per case and "test_lzo: N passed, M
+ * failed"; exits 1 if anything failed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lzo/lzo1x.h>
+
+#include "decode.h"
+#include "lzo_opt.h"
+#include "lzo_ref.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GUARD 0                 /* ASan's redzones do the job */
+#else
+#define GUARD 64
+#endif
+#define GUARD_BYTE 0xA7
+
+static unsigned n_pass, n_fail;
+
+/* ---- case bookkeeping --------------------------------------------------- */
+
+static char fail_msg[512];
+static int case_failed;
+
+static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (case_failed)
+		return;         /* keep the first reason */
+	case_failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
+	va_end(ap);
+}
+
+static void begin_case(void)
+{
+	case_failed = 0;
+	fail_msg[0] = '\0';
+}
+
+static void end_case(const char *name)
+{
+	if (case_failed) {
+		printf("FAIL %s: %s\n", name, fail_msg);
+		n_fail++;
+	} else {
+		printf("ok %s\n", name);
+		n_pass++;
+	}
+	fflush(stdout);
+}
+
+static const char *status_name(int st)
+{
+	switch (st) {
+	case DECODE_OK: return "OK";
+	case DECODE_TRUNCATED: return "TRUNCATED";
+	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
+	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
+	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
+	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
+	case DECODE_CORRUPT: return "CORRUPT";
+	default: return "(not a decode_status)";
+	}
+}
+
+static int valid_status(int st)
+{
+	return st >= DECODE_OK && st <= DECODE_CORRUPT && st != DECODE_CHECK_MISMATCH;
+}
+
+/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static size_t rng_below(size_t n)
+{
+	return n ? (size_t)(rng() % n) : 0;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "test_lzo: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+struct buf {
+	uint8_t *base;
+	uint8_t *p;
+	size_t n;
+};
+
+/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
+ * when ASan is not there to watch it.  malloc(0) is passed through, so
+ * even empty buffers are exact. */
+static struct buf buf_new(size_t n)
+{
+	struct buf b;
+
+	b.n = n;
+	b.base = malloc(n + 2 * GUARD);
+	if (!b.base && n + 2 * GUARD == 0)
+		b.base = malloc(1);
+	if (!b.base) {
+		fprintf(stderr, "test_lzo: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	b.p = b.base + GUARD;
+#if GUARD
+	memset(b.base, GUARD_BYTE, GUARD);
+	memset(b.p + n, GUARD_BYTE, GUARD);
+#endif
+	return b;
+}
+
+static int buf_guards_ok(const struct buf *b)
+{
+#if GUARD
+	for (size_t i = 0; i < GUARD; i++)
+		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
+			return 0;
+#else
+	(void)b;
+#endif
+	return 1;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->base);
+	b->base = b->p = NULL;
+}
+
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return i;
+	return n;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+/* Our decoder for a bitstream version: 0 lzo_decode, 1 lzo_rle_decode. */
+static decode_fn decoder(int version)
+{
+	return version ? lzo_rle_decode : lzo_decode;
+}
+
+/* Runs our decoder on an exact copy of src into a fresh exact dst of
+ * dst_len bytes, and the reference decoder likewise; their statuses must
+ * match, and their outputs on OK.  The output (if wanted) is copied to
+ * *out (malloc'ed, dst_len bytes).  Records a failure if the guard bytes
+ * were touched or the status is not a decode_status. */
+static int run_decode(int version, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out,
+		      struct lzo_ref_stats *stats)
+{
+	struct buf s = buf_new(src_len);
+	struct buf d = buf_new(dst_len);
+	struct lzo_ref_stats local;
+	uint8_t *ref = xmalloc(dst_len);
+	int st, rst;
+
+	if (src_len)
+		memcpy(s.p, src, src_len);
+	memset(d.p, 0x5C, dst_len);
+	st = decoder(version)(s.p, src_len, d.p, dst_len, NULL);
+	if (!buf_guards_ok(&d))
+		failf("v%d: wrote outside dst (dst_len %zu, status %s)", version, dst_len, status_name(st));
+	if (!valid_status(st))
+		failf("v%d: returned %d, not a decode_status", version, st);
+	rst = lzo_ref_decode(src, src_len, ref, dst_len, version, stats ? stats : &local);
+	if (st != rst)
+		failf("v%d: status %s, the reference decoder says %s (src %zu, dst %zu bytes)", version,
+		      status_name(st), status_name(rst), src_len, dst_len);
+	else if (st == DECODE_OK && first_diff(d.p, ref, dst_len) != dst_len)
+		failf("v%d: differs from the reference decoder at byte %zu", version,
+		      first_diff(d.p, ref, dst_len));
+	if (out) {
+		*out = xmalloc(dst_len);
+		if (dst_len)
+			memcpy(*out, d.p, dst_len);
+	}
+	free(ref);
+	buf_free(&s);
+	buf_free(&d);
+	return st;
+}
+
+/* liblzo2's lzo1x_decompress_safe: 1 if it decodes exactly n bytes equal
+ * to want. */
+static int liblzo2_agrees(const uint8_t *blk, size_t clen, const uint8_t *want, size_t n)
+{
+	uint8_t *ref = xmalloc(n);
+	lzo_uint got = n;
+	int r = lzo1x_decompress_safe(blk, clen, ref, &got, NULL);
+	int same = r == LZO_E_OK && got == n && first_diff(ref, want, n) == n;
+
+	free(ref);
+	return same;
+}
+
+/* ---- compression -------------------------------------------------------- */
+
+enum codec { C_LZO1X_1, C_LZO1X_999, C_OURS_V0, C_OURS_V1, N_CODECS };
+static const char *const codec_name[] = { "lzo1x_1", "lzo1x_999", "ours-v0", "ours-rle" };
+static const int codec_version[] = { 0, 0, 0, 1 };
+
+/* Returns a malloc'ed stream of data[0..n) and its size in *clen. */
+static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *clen)
+{
+	size_t cap = n + n / 16 + 64 + 3;
+	uint8_t *out;
+
+	if (c == C_OURS_V0 || c == C_OURS_V1) {
+		cap = lzo_opt_bound(n);
+		out = xmalloc(cap);
+		*clen = lzo_opt_compress(data, n, out, cap, c == C_OURS_V1);
+		if (*clen == 0) {
+			fprintf(stderr, "test_lzo: lzo_opt_compress failed on %zu bytes\n", n);
+			exit(2);
+		}
+		return out;
+	}
+
+	void *work = xmalloc(c == C_LZO1X_1 ? LZO1X_1_MEM_COMPRESS : LZO1X_999_MEM_COMPRESS);
+	lzo_uint got = 0;
+	int r;
+
+	out = xmalloc(cap);
+	if (c == C_LZO1X_1)
+		r = lzo1x_1_compress(data, n, out, &got, work);
+	else
+		r = lzo1x_999_compress(data, n, out, &got, work);
+	free(work);
+	if (r != LZO_E_OK) {
+		fprintf(stderr, "test_lzo: liblzo2 failed to compress %zu bytes (%d)\n", n, r);
+		exit(2);
+	}
+	*clen = got;
+	return out;
+}
+
+/* Round trip of one stream, inside the current case: the exact size
+ * decodes and matches the input (and liblzo2, for version 0); one byte
+ * less is OUTPUT_OVERRUN, one more SHORT_OUTPUT; the other entry point
+ * refuses the stream. */
+static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size_t clen, int version,
+			 const char *what, struct lzo_ref_stats *stats)
+{
+	uint8_t *out = NULL;
+	size_t at;
+	int st;
+
+	st = run_decode(version, blk, clen, n, &out, stats);
+	if (st != DECODE_OK)
+		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
+	else if ((at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: output differs from input at byte %zu", what, n, at);
+	free(out);
+	if (version == 0 && !liblzo2_agrees(blk, clen, data, n))
+		failf("%s: n=%zu: lzo1x_decompress_safe does not reproduce the input", what, n);
+
+	if (n > 0) {
+		st = run_decode(version, blk, clen, n - 1, NULL, NULL);
+		if (st != DECODE_OUTPUT_OVERRUN)
+			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN", what, n, status_name(st));
+	}
+	st = run_decode(version, blk, clen, n + 1, &out, NULL);
+	if (st != DECODE_SHORT_OUTPUT)
+		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
+	else if ((at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
+	free(out);
+
+	st = run_decode(!version, blk, clen, n, NULL, NULL);
+	if (st == DECODE_OK)
+		failf("%s: n=%zu: the version-%d decoder accepts a version-%d stream", what, n, !version,
+		      version);
+}
+
+static void roundtrip(const char *name, const uint8_t *data, size_t n)
+{
+	char full[300];
+
+	for (int c = 0; c < N_CODECS; c++) {
+		size_t clen;
+		uint8_t *blk = compress((enum codec)c, data, n, &clen);
+
+		snprintf(full, sizeof full, "%s/%s", name, codec_name[c]);
+		begin_case();
+		check_stream(data, n, blk, clen, codec_version[c], "roundtrip", NULL);
+		end_case(full);
+		free(blk);
+	}
+}
+
+/* One case per compressor covering every length in [lo, hi]. */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
+{
+	char full[256], what[64];
+	uint8_t *data = xmalloc(hi);
+
+	for (int c = 0; c < N_CODECS; c++) {
+		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, codec_name[c]);
+		begin_case();
+		for (size_t n = lo; n <= hi && !case_failed; n++) {
+			size_t clen;
+			uint8_t *blk;
+
+			gen(data, n);
+			blk = compress((enum codec)c, data, n, &clen);
+			snprintf(what, sizeof what, "length %zu", n);
+			check_stream(data, n, blk, clen, codec_version[c], what, NULL);
+			free(blk);
+		}
+		end_case(full);
+	}
+	free(data);
+}
+
+/* ---- input generators --------------------------------------------------- */
+
+static void gen_random(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(rng() >> 56);
+}
+
+static void gen_zeros(uint8_t *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+static void gen_abc(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)('a' + i % 3);
+}
+
+/* Mostly repeats with a little noise: many short matches, all kinds of
+ * literal runs, near the ends of the buffers too. */
+static void gen_semi(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
+}
+
+/* Short zero runs in noise: zero runs and literals around them. */
+static void gen_zero_spots(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = rng_below(3) == 0 ? (uint8_t)rng() : (i % 23 < 9 ? 0 : (uint8_t)(i * 7));
+}
+
+static void gen_text(uint8_t *p, size_t n)
+{
+	static const char *const words[] = {
+		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
+		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
+		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
+		"return", "static", "struct", "int", "void", "if", "else", "while",
+	};
+	size_t i = 0;
+
+	while (i < n) {
+		const char *w = words[rng_below(sizeof words / sizeof words[0])];
+		size_t len = strlen(w);
+
+		for (size_t k = 0; k < len && i < n; k++)
+			p[i++] = (uint8_t)w[k];
+		if (i < n)
+			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
+	}
+}
+
+static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
+{
+	uint8_t pat[64];
+
+	gen_random(pat, period);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
+}
+
+/* Something like an executable: code-ish bytes, zeros, text, tables,
+ * random data, with copies from up to 64 KiB back. */
+static void gen_mixed(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 64 + rng_below(16384);
+
+		if (len > n - i)
+			len = n - i;
+		switch (rng_below(7)) {
+		case 0:
+			memset(p + i, 0, len);
+			break;
+		case 1:
+			gen_random(p + i, len);
+			break;
+		case 2:
+			gen_text(p + i, len);
+			break;
+		case 3:
+			gen_periodic(p + i, len, 1 + rng_below(20), 1);
+			break;
+		case 4:         /* small little-endian integers, like tables */
+			for (size_t k = 0; k < len; k++)
+				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+			break;
+		case 5:         /* a copy from far back: M4 distances */
+			if (i > 65536) {
+				size_t from = i - 16385 - rng_below(49151 - 16385);
+
+				for (size_t k = 0; k < len; k++)
+					p[i + k] = p[from + k];
+				break;
+			}
+			/* fall through */
+		default:        /* "code": copies of earlier stretches with edits */
+			for (size_t k = 0; k < len; k++) {
+				size_t j = i + k;
+
+				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
+								       : (uint8_t)rng_below(256);
+			}
+			break;
+		}
+		i += len;
+	}
+}
+
+/* Zero-heavy, like a kernel image's padding and tables: random stretches
+ * with zero runs of 4..6000 bytes between them. */
+static void gen_zero_heavy(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t z = 4 + rng_below(rng_below(4) == 0 ? 6000 : 300), d = 1 + rng_below(64);
+
+		for (size_t k = 0; k < z && i < n; k++)
+			p[i++] = 0;
+		for (size_t k = 0; k < d && i < n; k++)
+			p[i++] = (uint8_t)(1 + rng_below(255));
+	}
+}
+
+/* ---- positive tests ------------------------------------------------------ */
+
+#define MIB (1024u * 1024u)
+
+static void test_inputs(void)
+{
+	uint8_t *d = xmalloc(2 * MIB);
+	char name[64];
+
+	roundtrip("empty", d, 0);
+	d[0] = 0x42;
+	roundtrip("one-byte", d, 1);
+
+	roundtrip_lengths("tiny-random", 0, 300, gen_random);
+	roundtrip_lengths("tiny-zeros", 0, 300, gen_zeros);
+	roundtrip_lengths("tiny-abc", 0, 100, gen_abc);
+	roundtrip_lengths("small-semi", 0, 400, gen_semi);
+	roundtrip_lengths("small-zero-spots", 0, 400, gen_zero_spots);
+
+	memset(d, 0, MIB);
+	roundtrip("zeros-1MiB", d, MIB);
+	{
+		static const size_t lens[] = { 13, 100, 4096, 65543, 300001 };
+
+		for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+			memset(d, 0xA5, lens[k]);
+			snprintf(name, sizeof name, "repeated-byte-%zu", lens[k]);
+			roundtrip(name, d, lens[k]);
+		}
+	}
+	for (size_t period = 1; period <= 20; period++) {
+		gen_periodic(d, 50000, period, 0);
+		snprintf(name, sizeof name, "period-%zu", period);
+		roundtrip(name, d, 50000);
+		gen_periodic(d, 50000, period, 1);
+		snprintf(name, sizeof name, "period-%zu-noisy", period);
+		roundtrip(name, d, 50000);
+	}
+	gen_random(d, MIB);
+	roundtrip("random-1MiB", d, MIB);
+	gen_random(d, 300000);
+	memcpy(d + 150000, d + 1000, 100000);
+	roundtrip("random-with-long-match", d, 300000);
+	gen_text(d, MIB);
+	roundtrip("text-1MiB", d, MIB);
+	gen_mixed(d, 2 * MIB);
+	roundtrip("mixed-2MiB", d, 2 * MIB);
+	gen_zero_heavy(d, MIB);
+	roundtrip("zero-heavy-1MiB", d, MIB);
+	free(d);
+}
+
+/* LZO-RLE's point: zero-heavy inputs use zero runs and come out smaller
+ * than lzo1x_999's; the others at least no larger. */
+static void test_rle_sizes(void)
+{
+	static const struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); int zero_heavy; } in[] = {
+		{ "zeros-1MiB", MIB, gen_zeros, 1 },
+		{ "zero-heavy-1MiB", MIB, gen_zero_heavy, 1 },
+		{ "zero-spots-256KiB", 256 * 1024, gen_zero_spots, 1 },
+		{ "mixed-2MiB", 2 * MIB, gen_mixed, 0 },
+		{ "text-1MiB", MIB, gen_text, 0 },
+		{ "semi-1MiB", MIB, gen_semi, 0 },
+	};
+	uint8_t *d = xmalloc(2 * MIB);
+	char name[128];
+
+	for (size_t k = 0; k < sizeof in / sizeof in[0]; k++) {
+		size_t c999, crle;
+		uint8_t *b999, *brle;
+		struct lzo_ref_stats stats;
+
+		in[k].gen(d, in[k].n);
+		b999 = compress(C_LZO1X_999, d, in[k].n, &c999);
+		brle = compress(C_OURS_V1, d, in[k].n, &crle);
+		snprintf(name, sizeof name, "rle-size-%s", in[k].name);
+		begin_case();
+		check_stream(d, in[k].n, brle, crle, 1, "lzo-rle", &stats);
+		if (in[k].zero_heavy && stats.zero_runs == 0)
+			failf("no zero-run instruction in a zero-heavy input");
+		if (in[k].zero_heavy ? crle >= c999 : crle > c999)
+			failf("ours %zu bytes, lzo1x_999 %zu", crle, c999);
+		printf("note: %s: lzo1x_999 %zu, ours lzo-rle %zu (%zu zero runs, %zu bytes)\n", in[k].name,
+		       c999, crle, stats.zero_runs, stats.zero_bytes);
+		end_case(name);
+		free(b999);
+		free(brle);
+	}
+	free(d);
+}
+
+static void test_files(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		uint8_t *data;
+		long size;
+
+		if (!f) {
+			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			continue;
+		}
+		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+			printf("note: skipping %s: cannot size it\n", argv[i]);
+			fclose(f);
+			continue;
+		}
+		data = xmalloc((size_t)size);
+		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+			printf("note: skipping %s: read error\n", argv[i]);
+			free(data);
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+
+		size_t clen[N_CODECS];
+		char name[300];
+
+		for (int c = 0; c < N_CODECS; c++) {
+			uint8_t *blk = compress((enum codec)c, data, (size_t)size, &clen[c]);
+
+			snprintf(name, sizeof name, "file:%s/%s", argv[i], codec_name[c]);
+			begin_case();
+			check_stream(data, (size_t)size, blk, clen[c], codec_version[c], "roundtrip", NULL);
+			if (c == C_OURS_V1 && clen[c] > clen[C_LZO1X_999])
+				failf("ours lzo-rle %zu bytes, lzo1x_999 %zu", clen[c], clen[C_LZO1X_999]);
+			end_case(name);
+			free(blk);
+		}
+		printf("note: %s: %ld bytes: lzo1x_1 %zu, lzo1x_999 %zu, ours v0 %zu, ours lzo-rle %zu\n", argv[i],
+		       size, clen[C_LZO1X_1], clen[C_LZO1X_999], clen[C_OURS_V0], clen[C_OURS_V1]);
+		free(data);
+	}
+}
+
+/* ---- hand-built streams -------------------------------------------------
+ * A tiny encoder that writes exactly the instruction asked for (not the
+ * cheapest one), with the expected output computed byte by byte. */
+
+enum kind { K_M1A, K_M1B, K_M2, K_M3, K_M4, K_RLE };
+static const char *const kind_name[] = { "M1a", "M1b", "M2", "M3", "M4", "zero-run" };
+
+struct builder {
+	uint8_t *blk;
+	size_t blen;
+	uint8_t *out;
+	size_t olen;
+	int started;
+	size_t sbits;           /* index of the last instruction's S bits */
+	unsigned state;
+};
+
+static void b_init(struct builder *b, int version)
+{
+	b->blen = b->olen = 0;
+	b->started = 0;
+	b->state = 0;
+	if (version) {
+		b->blk[b->blen++] = 17;
+		b->blk[b->blen++] = 1;
+	}
+}
+
+static void b_ext(struct builder *b, size_t v)
+{
+	for (; v > 255; v -= 255)
+		b->blk[b->blen++] = 0;
+	b->blk[b->blen++] = (uint8_t)v;
+}
+
+/* k literals (random, or zero if zeros): in the first byte, in the S bits
+ * of the last instruction, or as a run. */
+static void b_lits(struct builder *b, size_t k, int zeros)
+{
+	if (k == 0)
+		return;
+	if (!b->started && k <= 238) {
+		b->blk[b->blen++] = (uint8_t)(17 + k);
+		b->state = k < 4 ? (unsigned)k : 4;
+	} else if (b->started && k <= 3) {
+		b->blk[b->sbits] |= (uint8_t)k;
+		b->state = (unsigned)k;
+	} else {
+		if (k <= 18) {
+			b->blk[b->blen++] = (uint8_t)(k - 3);
+		} else {
+			b->blk[b->blen++] = 0;
+			b_ext(b, k - 18);
+		}
+		b->state = 4;
+	}
+	for (size_t i = 0; i < k; i++) {
+		uint8_t c = zeros ? 0 : (uint8_t)rng();
+
+		b->blk[b->blen++] = c;
+		b->out[b->olen++] = c;
+	}
+	b->started = 1;
+}
+
+/* One instruction; the caller makes sure it is legal here. */
+static void b_inst(struct builder *b, enum kind k, size_t len, size_t dist)
+{
+	size_t d;
+
+	b->started = 1;
+	switch (k) {
+	case K_M1A:
+	case K_M1B:
+		d = dist - (k == K_M1A ? 1 : 2049);
+		b->sbits = b->blen;
+		b->blk[b->blen++] = (uint8_t)((d & 3) << 2);
+		b->blk[b->blen++] = (uint8_t)(d >> 2);
+		break;
+	case K_M2:
+		d = dist - 1;
+		b->sbits = b->blen;
+		b->blk[b->blen++] = (uint8_t)((len - 1) << 5 | (d & 7) << 2);
+		b->blk[b->blen++] = (uint8_t)(d >> 3);
+		break;
+	case K_M3:
+		d = dist - 1;
+		if (len <= 33) {
+			b->blk[b->blen++] = (uint8_t)(0x20 | (len - 2));
+		} else {
+			b->blk[b->blen++] = 0x20;
+			b_ext(b, len - 33);
+		}
+		b->sbits = b->blen;
+		b->blk[b->blen++] = (uint8_t)(d << 2);
+		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		break;
+	case K_M4:
+		d = dist - 16384;
+		if (len <= 9) {
+			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3 | (len - 2));
+		} else {
+			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3);
+			b_ext(b, len - 9);
+		}
+		b->sbits = b->blen;
+		b->blk[b->blen++] = (uint8_t)(d << 2);
+		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		break;
+	case K_RLE:
+		b->blk[b->blen++] = (uint8_t)(0x18 | ((len - 4) & 7));
+		b->sbits = b->blen;
+		b->blk[b->blen++] = 0xfc;
+		b->blk[b->blen++] = 0xff;
+		b->blk[b->blen++] = (uint8_t)((len - 4) >> 3);
+		memset(b->out + b->olen, 0, len);
+		b->olen += len;
+		b->state = 0;
+		return;
+	}
+	for (size_t i = 0; i < len; i++, b->olen++)
+		b->out[b->olen] = b->out[b->olen - dist];
+	b->state = 0;
+}
+
+static void b_end(struct builder *b)
+{
+	b->blk[b->blen++] = 0x11;
+	b->blk[b->blen++] = 0;
+	b->blk[b->blen++] = 0;
+}
+
+static void check_built(struct builder *b, int version, const char *what)
+{
+	uint8_t *out = NULL;
+	int st;
+
+	st = run_decode(version, b->blk, b->blen, b->olen, &out, NULL);
+	if (st != DECODE_OK)
+		failf("%s: status %s", what, status_name(st));
+	else if (first_diff(out, b->out, b->olen) != b->olen)
+		failf("%s: wrong output at byte %zu", what, first_diff(out, b->out, b->olen));
+	free(out);
+	if (version == 0 && !liblzo2_agrees(b->blk, b->blen, b->out, b->olen))
+		failf("%s: lzo1x_decompress_safe disagrees", what);
+	if (b->olen > 0) {
+		st = run_decode(version, b->blk, b->blen, b->olen - 1, NULL, NULL);
+		if (st != DECODE_OUTPUT_OVERRUN)
+			failf("%s: dst_len-1 gave %s", what, status_name(st));
+	}
+	st = run_decode(version, b->blk, b->blen, b->olen + 1, NULL, NULL);
+	if (st != DECODE_SHORT_OUTPUT)
+		failf("%s: dst_len+1 gave %s", what, status_name(st));
+}
+
+/* Builds: `pre` literals, then `reps` times (what makes the instruction
+ * legal, the instruction, `between` literals), then `tail` literals. */
+static void build_one(struct builder *b, int version, size_t pre, enum kind k, size_t len, size_t dist,
+		      int reps, size_t between, size_t tail)
+{
+	b_init(b, version);
+	b_lits(b, pre, 0);
+	for (int r = 0; r < reps; r++) {
+		if (k == K_M1A && (b->state < 1 || b->state > 3)) {
+			b_inst(b, K_M2, 3, 1);
+			b_lits(b, 1 + (size_t)r % 3, 0);
+		} else if (k == K_M1B && b->state != 4) {
+			b_lits(b, 4 + (size_t)r, 0);
+		}
+		b_inst(b, k, len, dist);
+		/* Literals after S-bit literals would be a second group:
+		 * an M1b's run between goes in one piece. */
+		if (r + 1 < reps)
+			b_lits(b, k == K_M1B ? between + 4 : between, 0);
+	}
+	b_lits(b, tail, 0);
+	b_end(b);
+}
+
+static void test_built(void)
+{
+	static const size_t m3_len[] = { 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 34, 35, 40, 48,
+					 63, 64, 65, 100, 288, 289, 1000 };
+	static const size_t m3_dist[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 16, 17, 23, 31, 32, 33,
+					  64, 1000, 2049, 16384 };
+	static const size_t m4_len[] = { 3, 4, 8, 9, 10, 11, 30, 264, 265, 300 };
+	static const size_t m4_dist[] = { 16385, 16386, 20000, 32767, 32768, 49150, 49151 };
+	static const size_t rle_len[] = { 4, 5, 6, 7, 8, 11, 12, 13, 15, 16, 17, 20, 31, 32, 33, 47, 48,
+					  49, 100, 1000, 2050, 2051 };
+	static const size_t tails[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 17, 18, 19, 20, 24, 31,
+					40, 47, 48, 49, 60 };
+	struct builder b;
+	char what[160];
+
+	b.blk = xmalloc(80000);
+	b.out = xmalloc(80000);
+	for (int k = K_M1A; k <= K_RLE; k++) {
+		for (int version = 0; version <= 1; version++) {
+			char name[64];
+
+			if (k == K_RLE && version == 0)
+				continue;
+			snprintf(name, sizeof name, "built-%s-v%d", kind_name[k], version);
+			begin_case();
+			for (size_t li = 0;; li++) {
+				size_t len;
+
+				switch (k) {
+				case K_M1A: len = 2; break;
+				case K_M1B: len = 3; break;
+				case K_M2: len = 3 + li; break;
+				case K_M3: len = m3_len[li]; break;
+				case K_M4: len = m4_len[li]; break;
+				default: len = rle_len[li]; break;
+				}
+				for (size_t di = 0;; di++) {
+					size_t dist;
+
+					switch (k) {
+					case K_M1A: dist = di < 20 ? di + 1 : (di == 20 ? 512 : 1024); break;
+					case K_M1B: dist = di < 12 ? 2049 + di : 3072; break;
+					case K_M2: dist = di < 20 ? di + 1 : (di == 20 ? 1000 : 2048); break;
+					case K_M3: dist = m3_dist[di]; break;
+					case K_M4: dist = m4_dist[di]; break;
+					default: dist = 0; break;
+					}
+					/* In version 1, distance 49151 is a zero run. */
+					if (!(k == K_M4 && version == 1 && dist == 49151) &&
+					    !(k == K_M4 && version == 1 && len >= 261 && len <= 264 &&
+					      (dist & 0x803f) == 0x803f)) {
+						for (size_t ti = 0; ti < sizeof tails / sizeof tails[0] && !case_failed; ti++) {
+							size_t pre = dist + 1 + (ti & 7);
+
+							build_one(&b, version, pre, (enum kind)k, len, dist, 1, 0, tails[ti]);
+							snprintf(what, sizeof what, "%s len %zu dist %zu tail %zu", kind_name[k],
+								 len, dist, tails[ti]);
+							check_built(&b, version, what);
+							build_one(&b, version, pre, (enum kind)k, len, dist, 3, ti & 3, tails[ti]);
+							snprintf(what, sizeof what, "3x %s len %zu dist %zu between %zu tail %zu",
+								 kind_name[k], len, dist, ti & 3, tails[ti]);
+							check_built(&b, version, what);
+						}
+					}
+					if ((k == K_M1A && di == 21) || (k == K_M1B && di == 12) || (k == K_M2 && di == 21) ||
+					    (k == K_M3 && di + 1 == sizeof m3_dist / sizeof m3_dist[0]) ||
+					    (k == K_M4 && di + 1 == sizeof m4_dist / sizeof m4_dist[0]) || k == K_RLE)
+						break;
+				}
+				if (k == K_M1A || k == K_M1B || (k == K_M2 && len == 8) ||
+				    (k == K_M3 && li + 1 == sizeof m3_len / sizeof m3_len[0]) ||
+				    (k == K_M4 && li + 1 == sizeof m4_len / sizeof m4_len[0]) ||
+				    (k == K_RLE && li + 1 == sizeof rle_len / sizeof rle_len[0]))
+					break;
+			}
+			end_case(name);
+		}
+	}
+	free(b.blk);
+	free(b.out);
+}
+
+/* Zero runs as the brief of the format has them: runs of 4 and 2051 zeros
+ * with 0..3 trailing literals, after each kind of state, at the start, in
+ * the middle (fast loop) and at the end of a stream; and what they are
+ * when read as version 0. */
+static void test_zero_runs(void)
+{
+	static const size_t runs[] = { 4, 2051 };
+	struct builder b;
+	char what[128];
+
+	b.blk = xmalloc(16384);
+	b.out = xmalloc(16384);
+	begin_case();
+	for (size_t r = 0; r < 2; r++)
+	for (size_t trail = 0; trail <= 3; trail++)
+	for (size_t pre = 1; pre <= 5; pre++)
+	for (size_t post = 0; post <= 2; post++) {
+		b_init(&b, 1);
+		b_lits(&b, pre, 0);                     /* state 1..3 or a run */
+		for (size_t k = 0; k < post * 50; k++) {
+			b_inst(&b, K_M3, 20, 1 + k % pre);
+			b_lits(&b, 1 + k % 5, 0);
+		}
+		b_inst(&b, K_RLE, runs[r], 0);
+		b_lits(&b, trail, 0);
+		if (post) {
+			b_lits(&b, 0, 0);
+			b_inst(&b, K_M2, 3, 1);
+			b_inst(&b, K_RLE, runs[1 - r], 0);  /* after a match with S = 0 */
+			b_lits(&b, trail + 4, 0);
+			b_inst(&b, K_M2, 4, 2);
+		}
+		b_end(&b);
+		snprintf(what, sizeof what, "run %zu trail %zu pre %zu post %zu", runs[r], trail, pre, post);
+		check_built(&b, 1, what);
+		/* The same bytes without the header, read as version 0: an M4
+		 * at distance 49151, before the start of the output. */
+		if (run_decode(0, b.blk + 2, b.blen - 2, b.olen, NULL, NULL) == DECODE_OK)
+			failf("%s: decodes as version 0", what);
+		/* Every proper prefix is truncated. */
+		for (size_t cut = 0; cut < b.blen && !case_failed; cut++) {
+			int st = run_decode(1, b.blk, cut, b.olen, NULL, NULL);
+
+			if (st != DECODE_TRUNCATED)
+				failf("%s: prefix %zu/%zu gave %s", what, cut, b.blen, status_name(st));
+		}
+	}
+	end_case("zero-runs-4-and-2051");
+
+	/* A zero run too long for dst, in the fast loop and in the safe one. */
+	begin_case();
+	for (size_t pre = 1; pre <= 300; pre += 299) {
+		b_init(&b, 1);
+		b_lits(&b, pre, 0);
+		b_inst(&b, K_RLE, 2051, 0);
+		b_lits(&b, 100, 0);
+		b_end(&b);
+		for (size_t cut = 1; cut <= 2051 + 100; cut += cut < 120 ? 1 : 97) {
+			int st = run_decode(1, b.blk, b.blen, b.olen - cut, NULL, NULL);
+
+			if (st != DECODE_OUTPUT_OVERRUN)
+				failf("pre %zu, dst %zu short: %s", pre, cut, status_name(st));
+		}
+	}
+	end_case("zero-run-overrun");
+	free(b.blk);
+	free(b.out);
+}
+
+/* ---- negative tests ------------------------------------------------------ */
+
+/* Every proper prefix of a valid stream is TRUNCATED. */
+static void test_truncation(void)
+{
+	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
+		{ "semi-40", 40, gen_semi },
+		{ "semi-200", 200, gen_semi },
+		{ "text-300", 300, gen_text },
+		{ "abc-100", 100, gen_abc },
+		{ "random-50", 50, gen_random },
+		{ "zero-spots-500", 500, gen_zero_spots },
+		{ "semi-3000", 3000, gen_semi },
+		{ "zeros-0", 0, gen_zeros },
+		{ "zeros-3000", 3000, gen_zeros },
+	};
+	uint8_t data[3000];
+	char name[128];
+
+	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+		inputs[k].gen(data, inputs[k].n);
+		for (int c = 0; c < N_CODECS; c++) {
+			size_t clen;
+			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
+
+			snprintf(name, sizeof name, "truncated-%s/%s", inputs[k].name, codec_name[c]);
+			begin_case();
+			for (size_t cut = 0; cut < clen; cut++) {
+				int st = run_decode(codec_version[c], blk, cut, inputs[k].n, NULL, NULL);
+
+				if (st != DECODE_TRUNCATED) {
+					failf("prefix of %zu/%zu bytes gave %s", cut, clen, status_name(st));
+					break;
+				}
+			}
+			end_case(name);
+			free(blk);
+		}
+	}
+}
+
+/* Bit flips, byte changes and random garbage: any status (the same as the
+ * reference decoder's, checked in run_decode), never an access outside
+ * the buffers; when liblzo2 decodes a version-0 stream to exactly dst_len
+ * bytes with the canonical end, ours must too, with the same bytes. */
+static void test_garbage(void)
+{
+	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
+		{ "semi-300", 300, gen_semi },
+		{ "text-2000", 2000, gen_text },
+		{ "zero-spots-1000", 1000, gen_zero_spots },
+		{ "mixed-70000", 70000, gen_mixed },
+	};
+	uint8_t *data = xmalloc(70000), *lib = xmalloc(70000 + 1);
+	char name[128];
+
+	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+		inputs[k].gen(data, inputs[k].n);
+		for (int c = 0; c < N_CODECS; c++) {
+			size_t clen, flips = inputs[k].n > 10000 ? 300 : 3000;
+			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
+			const int v = codec_version[c];
+
+			snprintf(name, sizeof name, "garbage-%s/%s", inputs[k].name, codec_name[c]);
+			begin_case();
+			for (size_t f = 0; f < flips && !case_failed; f++) {
+				uint8_t *bad = xmalloc(clen);
+				size_t at = rng_below(clen), dst_len = inputs[k].n;
+				uint8_t *out = NULL;
+				struct lzo_ref_stats stats;
+				int st;
+
+				memcpy(bad, blk, clen);
+				if (f & 1)
+					bad[at] ^= (uint8_t)(1u << rng_below(8));
+				else
+					bad[at] = (uint8_t)rng();
+				if (f % 7 == 0)
+					dst_len = rng_below(inputs[k].n + 2);
+				st = run_decode(v, bad, clen, dst_len, &out, &stats);
+				if (v == 0) {
+					lzo_uint got = dst_len;
+					int r = lzo1x_decompress_safe(bad, clen, lib, &got, NULL);
+
+					if (r == LZO_E_OK && got == dst_len && !stats.odd_end &&
+					    (st != DECODE_OK || first_diff(out, lib, dst_len) != dst_len))
+						failf("flip at %zu: liblzo2 decodes %zu bytes, ours %s", at, dst_len,
+						      status_name(st));
+					if (st == DECODE_OK && !(r == LZO_E_OK && got == dst_len))
+						failf("flip at %zu: ours decodes, liblzo2 says %d (%lu bytes)", at, r,
+						      (unsigned long)got);
+				}
+				free(out);
+				free(bad);
+			}
+			end_case(name);
+			free(blk);
+		}
+	}
+	begin_case();
+	for (size_t f = 0; f < 20000 && !case_failed; f++) {
+		size_t n = rng_below(64), dst_len = rng_below(300);
+		uint8_t junk[64];
+
+		gen_random(junk, n);
+		if (f & 1 && n >= 2) {
+			junk[0] = 17;
+			junk[1] = 1;
+		}
+		run_decode(0, junk, n, dst_len, NULL, NULL);
+		run_decode(1, junk, n, dst_len, NULL, NULL);
+	}
+	end_case("garbage-random-streams");
+	free(data);
+	free(lib);
+}
+
+/* Hand-made streams with a known answer. */
+static void expect(const char *name, int version, const uint8_t *blk, size_t len, size_t dst_len, int want,
+		   const void *want_out)
+{
+	uint8_t *out = NULL;
+	int st;
+
+	begin_case();
+	st = run_decode(version, blk, len, dst_len, &out, NULL);
+	if (st != want)
+		failf("status %s, want %s", status_name(st), status_name(want));
+	else if (want == DECODE_OK && want_out && first_diff(out, want_out, dst_len) != dst_len)
+		failf("wrong output at byte %zu", first_diff(out, want_out, dst_len));
+	free(out);
+	end_case(name);
+}
+
+static void test_handmade(void)
+{
+	static const uint8_t eos[] = { 0x11, 0x00, 0x00 };
+	static const uint8_t rle_empty[] = { 17, 1, 0x11, 0x00, 0x00 };
+	/* "abc" in the first byte (state 3), M1a distance 1, length 2. */
+	static const uint8_t m1a[] = { 20, 'a', 'b', 'c', 0x00, 0x00, 0x11, 0x00, 0x00 };
+	/* 4 literals (state 4), then an M1b: distance 2049 > 4. */
+	static const uint8_t m1b_far[] = { 21, 'a', 'b', 'c', 'd', 0x00, 0x00, 0x11, 0x00, 0x00 };
+	/* M2 "aaa" from distance 1 after "a", with S = 2: "xy". */
+	static const uint8_t m2[] = { 18, 'a', 0x42, 0x00, 'x', 'y', 0x11, 0x00, 0x00 };
+	static const uint8_t m2_far[] = { 18, 'a', 0x44, 0x00, 'x', 'y', 0x11, 0x00, 0x00 };
+	/* The same after a literal run read from the very first byte (0). */
+	static const uint8_t run_first[] = { 0x01, 'a', 'b', 'c', 'd', 0x11, 0x00, 0x00 };
+	static const uint8_t odd_end_len[] = { 18, 'a', 0x12, 0x00, 0x00 };
+	static const uint8_t odd_end_s[] = { 18, 'a', 0x11, 0x01, 0x00 };
+	static const uint8_t odd_end_ext[] = { 18, 'a', 0x10, 0x05, 0x00, 0x00 };
+	static const uint8_t after_end[] = { 18, 'a', 0x11, 0x00, 0x00, 0x00 };
+	static const uint8_t v1_in_v0[] = { 17, 1, 18, 'a', 0x11, 0x00, 0x00 };
+	static const uint8_t v2[] = { 17, 2, 18, 'a', 0x11, 0x00, 0x00 };
+	static const uint8_t v1_ok[] = { 17, 1, 18, 'a', 0x11, 0x00, 0x00 };
+	static const uint8_t no_header[] = { 18, 'a', 0x11, 0x00, 0x00 };
+	/* Zero run of 4 right after the first literal, with S = 1. */
+	static const uint8_t rle4[] = { 17, 1, 18, 'a', 0x18, 0xfd, 0xff, 0x00, 'z', 0x11, 0x00, 0x00 };
+	static const uint8_t rle4_out[] = { 'a', 0, 0, 0, 0, 'z' };
+	/* An ordinary M4 at distance 49150 in version 1 (LE16 0xfff8) with
+	 * too little output: a bad offset, not a zero run. */
+	static const uint8_t m4_49150[] = { 17, 1, 18, 'a', 0x19, 0xf8, 0xff, 0x11, 0x00, 0x00 };
+	static const uint8_t ext_cut[] = { 18, 'a', 0x20, 0x00, 0x00 };
+	static const uint8_t run_cut[] = { 0x00, 0x00, 0x00 };
+	static const uint8_t m3_cut[] = { 18, 'a', 0x21, 0x00 };
+
+	expect("handmade-empty-stream", 0, eos, sizeof eos, 0, DECODE_OK, NULL);
+	expect("handmade-empty-stream-dst-1", 0, eos, sizeof eos, 1, DECODE_SHORT_OUTPUT, NULL);
+	expect("handmade-empty-src", 0, eos, 0, 0, DECODE_TRUNCATED, NULL);
+	expect("handmade-empty-src-v1", 1, eos, 0, 0, DECODE_TRUNCATED, NULL);
+	expect("handmade-empty-rle-stream", 1, rle_empty, sizeof rle_empty, 0, DECODE_OK, NULL);
+	expect("handmade-rle-empty-as-v0", 0, rle_empty, sizeof rle_empty, 0, DECODE_CORRUPT, NULL);
+	expect("handmade-m1a-after-first-byte", 0, m1a, sizeof m1a, 5, DECODE_OK, "abccc");
+	expect("handmade-m1b-too-far", 0, m1b_far, sizeof m1b_far, 7, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-m2-trailing-2", 0, m2, sizeof m2, 6, DECODE_OK, "aaaaxy");
+	expect("handmade-m2-too-far", 0, m2_far, sizeof m2_far, 6, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-run-in-first-byte-0", 0, run_first, sizeof run_first, 4, DECODE_OK, "abcd");
+	expect("handmade-end-other-length", 0, odd_end_len, sizeof odd_end_len, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-end-with-s-bits", 0, odd_end_s, sizeof odd_end_s, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-end-with-extension", 0, odd_end_ext, sizeof odd_end_ext, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-bytes-after-end", 0, after_end, sizeof after_end, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-v1-stream-as-v0", 0, v1_in_v0, sizeof v1_in_v0, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-version-2", 1, v2, sizeof v2, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-version-1", 1, v1_ok, sizeof v1_ok, 1, DECODE_OK, "a");
+	expect("handmade-v1-without-header", 1, no_header, sizeof no_header, 1, DECODE_CORRUPT, NULL);
+	expect("handmade-v1-short-header", 1, v1_ok, 4, 1, DECODE_TRUNCATED, NULL);
+	expect("handmade-zero-run-4-s1", 1, rle4, sizeof rle4, 6, DECODE_OK, rle4_out);
+	expect("handmade-zero-run-as-v0", 0, rle4 + 2, sizeof rle4 - 2, 6, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-m4-49150-v1", 1, m4_49150, sizeof m4_49150, 4, DECODE_BAD_OFFSET, NULL);
+	expect("handmade-extension-cut", 0, ext_cut, sizeof ext_cut, 300, DECODE_TRUNCATED, NULL);
+	expect("handmade-run-length-cut", 0, run_cut, sizeof run_cut, 1000, DECODE_TRUNCATED, NULL);
+	expect("handmade-m3-distance-cut", 0, m3_cut, sizeof m3_cut, 10, DECODE_TRUNCATED, NULL);
+
+	begin_case();
+	if (lzo_decode(NULL, 0, NULL, 0, NULL) != DECODE_TRUNCATED)
+		failf("NULL/0 not TRUNCATED");
+	if (lzo_decode(eos, sizeof eos, NULL, 0, NULL) != DECODE_OK)
+		failf("end marker into NULL/0 not OK");
+	if (lzo_rle_decode(rle_empty, sizeof rle_empty, NULL, 0, NULL) != DECODE_OK)
+		failf("empty LZO-RLE stream into NULL/0 not OK");
+	end_case("handmade-null-empty");
+
+	/* M1b at its real distances after a long literal run (in the first
+	 * byte: 0 and a length extension), checked with liblzo2 too. */
+	{
+		struct builder b;
+
+		b.blk = xmalloc(8192);
+		b.out = xmalloc(8192);
+		begin_case();
+		for (size_t d = 2049; d <= 3072; d += 31) {
+			b_init(&b, 0);
+			b_lits(&b, 3100, 0);
+			b_inst(&b, K_M1B, 3, d);
+			b_lits(&b, 2, 0);
+			b_end(&b);
+			check_built(&b, 0, "m1b after a 3100-byte run");
+		}
+		end_case("handmade-m1b-real-distances");
+		free(b.blk);
+		free(b.out);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (lzo_init() != LZO_E_OK) {
+		fprintf(stderr, "test_lzo: lzo_init failed\n");
+		return 2;
+	}
+	test_handmade();
+	test_zero_runs();
+	test_built();
+	test_truncation();
+	test_garbage();
+	test_inputs();
+	test_rle_sizes();
+	test_files(argc, argv);
+	printf("test_lzo: %u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
