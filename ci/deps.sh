@@ -10,10 +10,16 @@ gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 grub-pc-bin grub-common xorriso mtools
 clang-14 libclang-rt-14-dev
-liblz4-dev:i386 lib32stdc++-12-dev"
-# The last line is for the -m32 host tests and fuzzer (tests/tests.mk,
-# tests/fuzz.mk): liblz4 for i386 (gcc-multilib above brings the 32-bit
-# libc, libasan and libubsan), and the 32-bit libstdc++ that clang's
+liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
+lib32stdc++-12-dev"
+# The last two lines are for the -m32 host tests and fuzzers
+# (tests/tests.mk, tests/fuzz.mk): the reference libraries for i386 where
+# Debian's i386 build installs beside the amd64 one without libc6-dev:i386
+# (liblzma and libzstd get security updates at different times on the two
+# architectures, and Multi-Arch wants equal versions; libbz2-dev and
+# zlib1g-dev pull in libc6-dev:i386, whose linux-libc-dev:i386 lags the
+# same way), gcc-multilib above for the 32-bit
+# libc, libasan and libubsan, and the 32-bit libstdc++ that clang's
 # libFuzzer runtime links with.  Packages named ...:i386 need the i386
 # architecture in dpkg, which is added below when it is missing.
 

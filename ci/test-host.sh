@@ -15,6 +15,7 @@ HOST_TEST_BINS="
 	test_lz4 test_lz4_asan test_lz4_m32 test_lz4_m32_asan
 	test_crc32c test_crc32c_asan test_crc32c_m32 test_crc32c_m32_asan
 	test_codecs test_codecs_asan
+	test_lzo test_lzo_asan test_lzo_m32 test_lzo_m32_asan
 "
 HOST_TEST_KERNELS="$B/images/testkern32.elf $B/images/testkern64.elf"
 

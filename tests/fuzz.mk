@@ -45,29 +45,44 @@ FUZZ_SECONDS ?= 20
 FUZZ_ARGS    ?=
 FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZERS      := lz4
+# One libFuzzer target per decoder family, tests/fuzz_<f>.c, differential
+# against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
+# FUZZ_LIBS_<f>: the reference library; FUZZ_SEED_SRCS_<f>: what its seed
+# generator (the same file built -DFUZZ_MKSEEDS) links besides.
+FUZZERS      := lz4 lzo
+FUZZ_SRCS_lz4 := decode/lz4_decode.c
+FUZZ_LIBS_lz4 := -llz4
+FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
+FUZZ_LIBS_lzo := -llzo2
+FUZZ_SEED_SRCS_lzo := tools/bzpack/compress_lzo_rle_opt.c
 # Every fuzzer runs in both builds; the -m32 binary has the suffix _m32.
 FUZZ_BUILDS  := $(foreach f,$(FUZZERS),$(f) $(f)_m32)
+FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h) decode/codecs.def
 
-$(B)/fuzz/fuzz_lz4: tests/fuzz_lz4.c decode/lz4_decode.c decode/decode.h decode/mem.h decode/codecs.def
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c decode/lz4_decode.c -llz4
+# FUZZ_RULES f
+define FUZZ_RULES
+$(B)/fuzz/fuzz_$(1): tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS)
+	@mkdir -p $$(@D)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 
-$(B)/fuzz/fuzz_lz4_m32: tests/fuzz_lz4.c decode/lz4_decode.c decode/decode.h decode/mem.h decode/codecs.def
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -m32 $(FUZZ_FLAGS) -o $@ tests/fuzz_lz4.c decode/lz4_decode.c -llz4
+$(B)/fuzz/fuzz_$(1)_m32: tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS)
+	@mkdir -p $$(@D)
+	$$(FUZZ_CC) -m32 $$(FUZZ_FLAGS) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 
-# Seeds: small inputs compressed by liblz4 (fast and HC), in the fuzzer's
-# input format.  Plain host build: it only writes files.
-$(B)/fuzz/mkseeds_lz4: tests/fuzz_lz4.c
-	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DFUZZ_LZ4_MKSEEDS -o $@ $< -llz4
+# Seeds: small inputs compressed by the reference library (and our own
+# compressor where there is one), in the fuzzer's input format.  Plain
+# host build: it only writes files.
+$(B)/fuzz/mkseeds_$(1): tests/fuzz_$(1).c $(FUZZ_SEED_SRCS_$(1)) $(FUZZ_DEPS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(HOST_CFLAGS) -DFUZZ_MKSEEDS -o $$@ tests/fuzz_$(1).c $(FUZZ_SEED_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 
-$(B)/fuzz/seeds/lz4.stamp: $(B)/fuzz/mkseeds_lz4
-	rm -rf $(B)/fuzz/seeds/lz4
-	@mkdir -p $(B)/fuzz/seeds/lz4
-	$(B)/fuzz/mkseeds_lz4 $(B)/fuzz/seeds/lz4
-	@touch $@
+$(B)/fuzz/seeds/$(1).stamp: $(B)/fuzz/mkseeds_$(1)
+	rm -rf $(B)/fuzz/seeds/$(1)
+	@mkdir -p $(B)/fuzz/seeds/$(1)
+	$(B)/fuzz/mkseeds_$(1) $(B)/fuzz/seeds/$(1)
+	@touch $$@
+endef
+$(foreach f,$(FUZZERS),$(eval $(call FUZZ_RULES,$(f))))
 
 fuzz-build: $(foreach f,$(FUZZ_BUILDS),$(B)/fuzz/fuzz_$(f)) \
 	$(foreach f,$(FUZZERS),$(B)/fuzz/seeds/$(f).stamp)

@@ -34,7 +34,7 @@
  *      conditions are ones our decoder accepts on purpose and liblz4 may
  *      reject; they are compared only through 1.
  *
- * Built with -DFUZZ_LZ4_MKSEEDS instead, this file is the seed generator:
+ * Built with -DFUZZ_MKSEEDS instead, this file is the seed generator:
  *   mkseeds_lz4 DIR   writes small inputs compressed by liblz4 (fast and
  *                     HC) in the format above, one file each.
  */
@@ -57,7 +57,7 @@
 #define MFLIMIT       12u
 #define LAST_LITERALS 5u
 
-#ifndef FUZZ_LZ4_MKSEEDS
+#ifndef FUZZ_MKSEEDS
 
 static uint32_t get_le32(const uint8_t *p)
 {
@@ -197,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#else /* FUZZ_LZ4_MKSEEDS */
+#else /* FUZZ_MKSEEDS */
 
 static int seed_no;
 

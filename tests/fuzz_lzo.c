@@ -26,7 +26,7 @@
  *   3. lzo_decode says DECODE_OK and liblzo2 does not decode exactly the
  *      same dst_len bytes.
  *
- * Built with -DFUZZ_LZO_MKSEEDS instead, this file is the seed generator:
+ * Built with -DFUZZ_MKSEEDS instead, this file is the seed generator:
  *   mkseeds_lzo DIR   writes small inputs compressed by liblzo2 (lzo1x_1,
  *                     lzo1x_999) and by our compressor (versions 0 and 1).
  */
@@ -46,7 +46,7 @@
 #endif
 #define HDR_BYTES     4
 
-#ifndef FUZZ_LZO_MKSEEDS
+#ifndef FUZZ_MKSEEDS
 
 static uint32_t get_le32(const uint8_t *p)
 {
@@ -122,9 +122,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#else /* FUZZ_LZO_MKSEEDS */
+#else /* FUZZ_MKSEEDS */
 
-#include "lzo_opt.h"
+#include "compress_lzo_rle_opt.h"
 
 static int seed_no;
 

@@ -1,5 +1,5 @@
 /* test_lzo.c - host unit test for decode/lzo_decode.c, decode/lzo_rle_decode.c
- * (the core in decode/lzo1x_core.h) and our compressor tools/bzpack/lzo_opt.c.
+ * (the core in decode/lzo1x_core.h) and our compressor tools/bzpack/compress_lzo_rle_opt.c.
  *
  *   - liblzo2's own streams (lzo1x_1, lzo1x_999) of many inputs: lzo_decode
  *     reproduces them, agrees with lzo1x_decompress_safe and with the
@@ -36,7 +36,7 @@
 #include <lzo/lzo1x.h>
 
 #include "decode.h"
-#include "lzo_opt.h"
+#include "compress_lzo_rle_opt.h"
 #include "lzo_ref.h"
 
 #if defined(__SANITIZE_ADDRESS__)

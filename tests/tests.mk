@@ -10,6 +10,8 @@
 # for X in
 #   lz4       decode/lz4_decode.c against liblz4 (tests/test_lz4.c)
 #   crc32c    the check value, SSE4.2 path against the tables
+#   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
+#             our LZO-RLE compressor (tests/test_lzo.c)
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
@@ -67,12 +69,18 @@ TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
-TEST_SRCS_codecs     := tests/test_codecs.c tools/bzpack/codecs.c tools/bzpack/util.c \
-	$(foreach c,$(CODECS),tools/bzpack/compress_$(c).c decode/$(c)_decode.c)
+TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) \
+	$(foreach c,$(CODECS),decode/$(c)_decode.c)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
-HOST_TEST_NAMES := lz4 crc32c codecs
+# lzo and lzo-rle: one decoder core, both entry points, and our LZO-RLE
+# compressor, against liblzo2 and a byte-wise reference decoder.
+TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c
+TEST_LIBS_lzo     := -llzo2
+TEST_VARIANTS_lzo := $(TEST_VARIANTS)
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE

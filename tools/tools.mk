@@ -5,8 +5,14 @@ $(B)/tools/gen_consts: tools/gen/gen_consts.c include/bzpack_format.h decode/cod
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/gen/gen_consts.c
 
-# The packer: its own sources, one compressor glue per codec, and the
-# decoders and CRC the stub runs (decode/).
+# The packer's codec table and what it links: each codec's compressor
+# glue, tools/bzpack/compress_<ident>.c, and any file of its own it needs,
+# named compress_<ident>_*.c (a compressor of ours), with every decoder.
+# The host tests and the native benchmark link these too.
+CODEC_TABLE_SRCS := tools/bzpack/codecs.c tools/bzpack/util.c $(wildcard tools/bzpack/compress_*.c)
+
+# The packer: its own sources, the codec table, and the decoders and CRC
+# the stub runs (decode/).
 BZPACK_SRCS := $(wildcard tools/bzpack/*.c) decode/crc32c.c \
 	$(foreach c,$(CODECS),decode/$(c)_decode.c)
 BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/stubs_blob.o

@@ -32,8 +32,7 @@ BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma $(BZPACK_L
 # stub-flag builds.
 BENCH_DECODE_OBJS := $(foreach c,$(CODECS),$(B)/tools/bench/decode/$(c)_decode.o) \
 	$(B)/tools/bench/decode/crc32c.o
-BENCH_CODEC_OBJS  := $(addprefix $(B)/host/tools/bzpack/,codecs.o util.o \
-	$(foreach c,$(CODECS),compress_$(c).o))
+BENCH_CODEC_OBJS  := $(patsubst %.c,$(B)/host/%.o,$(CODEC_TABLE_SRCS))
 
 # Rebuild when the flags change (e.g. EXTRA_STUB_CFLAGS on the command
 # line): the stamp is rewritten only when its contents would differ.

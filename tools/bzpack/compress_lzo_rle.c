@@ -1,11 +1,11 @@
 /* compress_lzo_rle.c - an LZO-RLE stream (LZO1X bitstream version 1) from
- * bzpack's own optimal-parsing compressor (lzo_opt.c): no library writes
+ * bzpack's own optimal-parsing compressor (compress_lzo_rle_opt.c): no library writes
  * LZO-RLE, and Linux's compressor for it is a fast single-probe one.  The
  * stub decodes it with decode/lzo_decode.c (lzo_rle_decode).  One level. */
 #include <stdlib.h>
 
 #include "codecs.h"
-#include "lzo_opt.h"
+#include "compress_lzo_rle_opt.h"
 
 #define LZO_RLE_LEVEL 9         /* as hard as lzo1x_999 searches, and harder */
 

@@ -1,6 +1,6 @@
-/* lzo_opt.h - bzpack's own LZO1X compressor with optimal parsing, for
+/* compress_lzo_rle_opt.h - bzpack's own LZO1X compressor with optimal parsing, for
  * bitstream version 1 (LZO-RLE, the `lzo-rle` codec) and, for testing it
- * against liblzo2's decoder, version 0.  See lzo_opt.c. */
+ * against liblzo2's decoder, version 0.  See compress_lzo_rle_opt.c. */
 #ifndef LZO_OPT_H
 #define LZO_OPT_H
 

@@ -1,4 +1,4 @@
-/* lzo_opt.c - an LZO1X compressor with optimal parsing, written for bzpack
+/* compress_lzo_rle_opt.c - an LZO1X compressor with optimal parsing, written for bzpack
  * (no library writes LZO-RLE streams; Linux's lzo-rle compressor is a fast
  * single-probe one).  The bitstream is the one decode/lzo_decode.c reads,
  * described in Linux's Documentation/staging/lzo.rst; see the top of
@@ -40,7 +40,7 @@
  * bytes of instruction; it cannot be the first instruction (a first byte
  * of 24..31 means literals).
  */
-#include "lzo_opt.h"
+#include "compress_lzo_rle_opt.h"
 
 #include <stdlib.h>
 #include <string.h>
