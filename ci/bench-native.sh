@@ -7,14 +7,17 @@
 #   BENCH_MIN_TIME  seconds per cell, at least (default 0.3)
 #   BENCH_MIN_REPS  repetitions per cell, at least (default 5)
 #   BENCH_ONLY      only these rows, by label, codec or reference name,
-#                   e.g. "lz4,memcpy" (memcpy: the "none" codec's row;
-#                   default: all)
+#                   e.g. "lz4,memcpy" (memcpy: the "none" codec's row);
+#                   "seed" names the seed's experiment (default: all rows
+#                   and the seed)
 #
 # The rows are every codec of the packer's table (decode/codecs.def) against
 # its reference decoder when bench_native.c knows one, then the reference
-# libraries of codecs to come.
+# libraries of codecs to come.  Then the seed's experiment, ci/bench-seed.sh
+# (lzo and lzo-rle on synthetic pages; it rewrites README's seed table).
 #
-# Table on stdout, progress on stderr, results in $B/bench/native.json;
+# Table on stdout, progress on stderr, results in $B/bench/native.json
+# (its "rows"; ci/nativejson.py keeps the "seed" section beside them);
 # compressed inputs are kept in $B/bench/native-cache/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,10 +55,29 @@ if [ ${#inputs[@]} -eq 0 ]; then
 	exit 1
 fi
 
-args=(-o "$B/bench/native.json" -c "$B/bench/native-cache"
-      -t "${BENCH_MIN_TIME:-0.3}" -n "${BENCH_MIN_REPS:-5}")
-[ -n "${BENCH_ONLY:-}" ] && args+=(-k "$BENCH_ONLY")
+# BENCH_ONLY: "seed" is not a row; the rest goes to bench_native's -k.
+rows=1 seed=1 only=""
+if [ -n "${BENCH_ONLY:-}" ]; then
+	seed=0
+	IFS=, read -ra names <<< "$BENCH_ONLY"
+	for n in "${names[@]}"; do
+		if [ "$n" = seed ]; then seed=1; else only+=${only:+,}$n; fi
+	done
+	[ -n "$only" ] || rows=0
+fi
 
-start=$SECONDS
-"$exe" "${args[@]}" "${inputs[@]}"
-echo "bench-native: ${#inputs[@]} inputs in $((SECONDS - start)) s; results in $B/bench/native.json" >&2
+if [ $rows = 1 ]; then
+	# bench_native writes its rows alone; the merge keeps the seed's
+	# section of native.json.
+	args=(-o "$B/bench/native-rows.json" -c "$B/bench/native-cache"
+	      -t "${BENCH_MIN_TIME:-0.3}" -n "${BENCH_MIN_REPS:-5}")
+	[ -n "$only" ] && args+=(-k "$only")
+
+	start=$SECONDS
+	"$exe" "${args[@]}" "${inputs[@]}"
+	python3 ci/nativejson.py merge "$B/bench/native.json" rows "$B/bench/native-rows.json"
+	echo "bench-native: ${#inputs[@]} inputs in $((SECONDS - start)) s; results in $B/bench/native.json" >&2
+fi
+if [ $seed = 1 ]; then
+	B=$B bash ci/bench-seed.sh run
+fi

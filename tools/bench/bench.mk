@@ -5,8 +5,11 @@
 # TESTKERNELS.
 #
 #   $(B)/tools/bench_native     the benchmark
-#   $(B)/tools/bench/           its decoder objects and compressor digests
-#   $(B)/bench/native.json      its results (written by ci/bench-native.sh)
+#   $(B)/tools/bench_seed       the seed's experiment (`make bench-seed`,
+#                               which bench-native runs too)
+#   $(B)/tools/bench/           their decoder objects and compressor digests
+#   $(B)/bench/native.json      their results (ci/bench-native.sh,
+#                               ci/bench-seed.sh, ci/nativejson.py)
 #   $(B)/bench/native-cache/    compressed inputs, reused between runs
 #
 # `make bench-native EXTRA_STUB_CFLAGS=-fno-builtin` measures what losing
@@ -65,8 +68,22 @@ $(B)/tools/bench/decode/%.o: decode/%.c $(B)/tools/bench_native.flags
 $(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS)
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
-bench-native: $(B)/tools/bench_native $(TESTKERNELS)
+# The seed's experiment (tools/bench/bench_seed.c): the same decoder
+# objects and codec table, on synthetic zram-like pages.
+$(B)/tools/bench_seed.o: tools/bench/bench_seed.c $(B)/tools/bench_native.flags
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
+
+$(B)/tools/bench_seed: $(B)/tools/bench_seed.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS)
+	$(CC) -o $@ $^ $(BENCH_LIBS)
+
+bench-native: $(B)/tools/bench_native $(B)/tools/bench_seed $(TESTKERNELS)
 	@B=$(B) bash ci/bench-native.sh
 
-.PHONY: bench-native bench-native-flags-check
+# The seed's experiment alone (ci/bench-seed.sh): the "seed" section of
+# $(B)/bench/native.json, README's seed table, docs/seed.svg.
+bench-seed: $(B)/tools/bench_seed
+	@B=$(B) bash ci/bench-seed.sh
+
+.PHONY: bench-native bench-seed bench-native-flags-check
 bench-native-flags-check: ;
