@@ -56,7 +56,9 @@
  *     is no code is DECODE_CORRUPT when met.
  *   - More than MAX_SELECTORS selectors are read and checked but only the
  *     first MAX_SELECTORS are kept, which is enough for the largest block.
- *   - A block may end right after 4 equal bytes, without a count byte.
+ *   - A block that ends right after 4 equal bytes, without their count
+ *     byte, is DECODE_CORRUPT (bzip2 never writes one; libbz2 1.0.8 then
+ *     reads a count from beyond the block).
  *   - A stream must be the whole input: after the end-of-stream CRC only
  *     zero bits up to the byte boundary may follow (no second stream, no
  *     trailing bytes).  A stream without blocks (empty output) is fine.
@@ -605,14 +607,15 @@ first:                          /* no byte before: block start, or after a count
 			NEXT_CHUNK();
 		prev = v;
 	}
-	/* Four times: the next byte, if the block has one, is a count of
-	 * further copies.  Give back what is left of the chunk: the count
-	 * writes up to 255 bytes, and it may come when no literal could. */
+	/* Four times: the next byte is a count of further copies.  Give
+	 * back what is left of the chunk: the count writes up to 255 bytes,
+	 * and it may come when no literal could. */
 	n += (uint32_t)-j;
 	cend += j;
 	j = 0;
+	/* Guards the count's read: the block ends without it. */
 	if (n == 0)
-		goto done;      /* block ends with 4 equal bytes and no count */
+		return DECODE_CORRUPT;
 	TAKE(v);
 	n--;
 	/* Guards the run's writes: past dst_len. */
