@@ -78,7 +78,14 @@ for codec in $(codecs); do
 	img=$T/testkern64-low-$codec.img
 	log=$T/testkern64-low-$codec.log
 	name="kernel overlapping the image ($codec): payload moved, boots"
-	$BZPACK -c $codec -o "$img" $B/images/testkern64-low.elf || { fail "$name" "pack failed"; continue; }
+	$BZPACK -v -c $codec -o "$img" $B/images/testkern64-low.elf > "$log.layout" ||
+		{ fail "$name" "pack failed"; continue; }
+	# A codec that squeezes the payload below the kernel's 2 MiB has
+	# nothing to move: the move itself is then not tested with it.
+	if ! grep -q "payload moved above" "$log.layout"; then
+		skip "$name" "its payload ends below testkern64-low's 2 MiB: $(grep '^image:' "$log.layout")"
+		continue
+	fi
 	boot "$name" 33 "$img" "$log" -d -a "$CMDLINE" || continue
 	move=$(report_field "$log" move)
 	if [ "${move:-0}" -lt 1000 ]; then

@@ -12,6 +12,7 @@
 #   crc32c    the check value, SSE4.2 path against the tables
 #   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
 #             our LZO-RLE compressor (tests/test_lzo.c)
+#   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
@@ -80,7 +81,13 @@ TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.
 TEST_LIBS_lzo     := -llzo2
 TEST_VARIANTS_lzo := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo
+# bzip2: decode/bzip2_decode.c against libbz2.  Not -m32: libbz2-dev:i386
+# is not installable beside the amd64 one (ci/deps.sh).
+TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c
+TEST_LIBS_bzip2     := -lbz2
+TEST_VARIANTS_bzip2 := native asan
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo bzip2
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE

@@ -24,7 +24,7 @@ BENCH_STUB_CODEGEN := $(filter -O% -fbuiltin -fno-builtin%,$(STUB_CFLAGS))
 BENCH_CFLAGS       := $(filter-out -O%,$(HOST_CFLAGS)) $(BENCH_STUB_CODEGEN)
 # The reference decoders' libraries, and whatever the codecs' compressor
 # glue needs (the packer's list, BZPACK_LIBS, covers every compress_*.c).
-BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma $(BZPACK_LIBS))
+BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma -lbz2 $(BZPACK_LIBS))
 
 # Every decoder in decode/codecs.def and the CRC, exactly as the stub's
 # sources have them, built with the bench flags under their own object
