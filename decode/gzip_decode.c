@@ -206,6 +206,7 @@ _Static_assert(2 * LITLEN_TABLEBITS > MAX_CODE_LEN && 2 * DIST_TABLEBITS > MAX_C
 struct gzip_workspace {
 	uint32_t crc[8][256];                   /* slicing-by-8 CRC-32 tables */
 	uint32_t crc_shift;                     /* x^(8 * CRC_LANE_BYTES) mod P */
+	uint32_t crc_zero_shift;                /* x^(8 * CRC_STRIDE) mod P */
 	uint32_t litlen[LITLEN_ENOUGH];
 	uint32_t dist[DIST_ENOUGH];
 	uint32_t precode[PRECODE_ENOUGH];
@@ -310,14 +311,38 @@ static uint32_t crc32_lane_shift(const uint32_t t[8][256])
 	return v;
 }
 
-/* crc32_update() over n bytes, n a multiple of CRC_STRIDE. */
-static uint32_t crc32_strides(const uint32_t t[8][256], uint32_t shift, uint32_t c,
-			      const uint8_t *p, size_t n)
+/* Whether the CRC_STRIDE bytes at p are all zero; gives up at the first
+ * nonzero 32 bytes. */
+static int zero_stride(const uint8_t *p)
+{
+	for (size_t i = 0; i < CRC_STRIDE; i += 32) {
+		uint64_t a, b, c, d;
+
+		memcpy(&a, p + i, 8);
+		memcpy(&b, p + i + 8, 8);
+		memcpy(&c, p + i + 16, 8);
+		memcpy(&d, p + i + 24, 8);
+		if (a | b | c | d)
+			return 0;
+	}
+	return 1;
+}
+
+/* crc32_update() over n bytes, n a multiple of CRC_STRIDE.  A stride of
+ * zeros (kernels have whole pages of them) only multiplies the register
+ * by x^(8 * CRC_STRIDE): zero_shift. */
+static uint32_t crc32_strides(const uint32_t t[8][256], uint32_t shift, uint32_t zero_shift,
+			      uint32_t c, const uint8_t *p, size_t n)
 {
 	_Static_assert(CRC_LANES == 3, "the loop below has three lanes");
 
 	for (; n >= CRC_STRIDE; p += CRC_STRIDE, n -= CRC_STRIDE) {
 		uint32_t c0 = c, c1 = 0, c2 = 0;
+
+		if (zero_stride(p)) {
+			c = crc32_mulmod(c, zero_shift);
+			continue;
+		}
 
 		for (size_t i = 0; i < CRC_LANE_BYTES; i += 8) {
 			CRC_STEP8(t, c0, p + i);
@@ -637,12 +662,14 @@ struct inflate {
 	unsigned bitsleft, phantom;
 	uint8_t *out, *out_start, *out_end;
 	struct gzip_workspace *ws;
+	const uint8_t *crc_done;        /* the CRC register covers [out_start, crc_done) */
+	uint32_t crc;
 };
 
 /* The fast loop runs an iteration only with this much input left: each of
- * its refills (two per iteration on 64-bit, four on 32-bit) reads a word
- * and advances by less than one. */
-#define FAST_REFILLS      (BITBUF_BITS >= 64 ? 2 : 4)
+ * its refills (at most three per iteration on 64-bit, four on 32-bit)
+ * reads a word and advances by less than one. */
+#define FAST_REFILLS      (BITBUF_BITS >= 64 ? 3 : 4)
 #define FAST_IN_MARGIN    (FAST_REFILLS * BITBUF_BYTES)
 /* ... and this much output: two literals then a match and its wild copy's
  * slack, or three literals. */
@@ -678,17 +705,30 @@ static enum decode_status inflate_block(struct inflate *z)
 
 	/* ---- Fast loop ----
 	 * At the top of an iteration e is the entry of the next symbol and
-	 * its bits are already dropped.  The bit budget, 64-bit: a refill
-	 * leaves >= 56 bits; a primary entry takes <= 16, a literal <= 11,
-	 * a subtable entry <= 4 + 5 more, a distance <= 15 + 13. */
+	 * its bits are already dropped (libdeflate's order: look up, drop,
+	 * then see what it was).  The bit budget, 64-bit: a refill leaves
+	 * >= 56 bits; a primary entry takes <= 16, a literal <= 11, a
+	 * subtable entry <= 4 + 5 more, a distance <= 15 + 13.  Rare paths
+	 * are marked unlikely: the common ones fall through. */
 	if ((size_t)(in_end - in) >= FAST_IN_MARGIN && (size_t)(out_end - out) >= FAST_OUT_MARGIN) {
 		const uint8_t *const in_limit = in_end - FAST_IN_MARGIN;
 		uint8_t *const out_limit = out_end - FAST_OUT_MARGIN;
+
+		/* 64-bit: the CRC of 8 bytes of finished output per iteration
+		 * rides along (an independent dependency chain that fills the
+		 * decoder's idle cycles); the strides take the rest. */
+		const uint8_t *crc_done = z->crc_done;
+		uint32_t crc = z->crc;
+		const uint32_t (*const t)[256] = z->ws->crc;
 
 		REFILL_FAST();
 		NEXT_LITLEN();
 		/* Guards every unchecked read and write of one iteration. */
 		while (in <= in_limit && out <= out_limit) {
+			if (BITBUF_BITS >= 64 && (size_t)(out - crc_done) >= 8) {
+				CRC_STEP8(t, crc, crc_done);
+				crc_done += 8;
+			}
 			REFILL_FAST();
 			if (e & E_LIT) {
 				/* 56 - 16 = 40 left, then 45 - 16 = 29 after
@@ -711,7 +751,7 @@ static enum decode_status inflate_block(struct inflate *z)
 					}
 				}
 			}
-			if (e & E_EXC) {
+			if (__builtin_expect(e & E_EXC, 0)) {
 				if (e & E_SUB) {
 					/* >= 29 bits (64) / 24 (32) left. */
 					e = lt[(e >> E_VALUE_SHIFT) +
@@ -719,6 +759,11 @@ static enum decode_status inflate_block(struct inflate *z)
 					saved = bitbuf;
 					bitbuf >>= e & (BITBUF_BITS - 1);
 					bitsleft -= e;
+					/* 64-bit: a length from here may
+					 * have left < 28 bits for its
+					 * distance. */
+					if (BITBUF_BITS >= 64)
+						REFILL_FAST();
 					if (e & E_LIT) {
 						if (BITBUF_BITS < 64)
 							REFILL_FAST();
@@ -730,16 +775,22 @@ static enum decode_status inflate_block(struct inflate *z)
 				}
 				if (e & E_EXC) {
 					st = (e >> E_VALUE_SHIFT) == E_VAL_EOB ? DECODE_OK : DECODE_CORRUPT;
+					z->crc = crc;
+					z->crc_done = crc_done;
 					goto fast_done;
 				}
 			}
 			/* A length: base plus extra bits. */
 			len = (e >> E_VALUE_SHIFT) + EXTRA_BITS(saved, e);
 
-			/* The distance. */
-			REFILL_FAST();
+			/* The distance: 64-bit buffers hold >= 29 bits
+			 * here (>= 45 after a literal, minus a 16-bit
+			 * length entry), the 28 a distance may take; the
+			 * refill comes after it, off the lookup's path. */
+			if (BITBUF_BITS < 64)
+				REFILL_FAST();
 			e = dt[bitbuf & DIST_MASK];
-			if (e & E_EXC) {
+			if (__builtin_expect(e & E_EXC, 0)) {
 				if (e & E_SUB) {
 					DROP(DIST_TABLEBITS);
 					e = dt[(e >> E_VALUE_SHIFT) +
@@ -755,6 +806,7 @@ static enum decode_status inflate_block(struct inflate *z)
 				bitbuf >>= e & (BITBUF_BITS - 1);
 				bitsleft -= e;
 				dist = (e >> E_VALUE_SHIFT) + EXTRA_BITS(saved, e);
+				REFILL_FAST();
 			} else {
 				/* The code, a refill, then the extra bits. */
 				const unsigned cl = (e >> E_CODELEN_SHIFT) & E_CODELEN_MASK;
@@ -766,10 +818,10 @@ static enum decode_status inflate_block(struct inflate *z)
 				DROP(n);
 				REFILL_FAST();
 			}
-			/* >= 56 - 28 (64-bit) or 24 (32-bit) bits left. */
+			/* Just refilled: >= 56 (64-bit) or 24 bits. */
 			NEXT_LITLEN();
 			/* Guards the match source: before the output. */
-			if (dist > (size_t)(out - out_start)) {
+			if (__builtin_expect(dist > (size_t)(out - out_start), 0)) {
 				st = DECODE_BAD_OFFSET;
 				goto fast_done;
 			}
@@ -777,6 +829,8 @@ static enum decode_status inflate_block(struct inflate *z)
 			copy_match_fast(out, dist, len);
 			out += len;
 		}
+		z->crc = crc;
+		z->crc_done = crc_done;
 		/* Give back the bits of the entry looked up ahead. */
 		bitbuf = saved;
 		bitsleft += e & E_DROP_MASK;
@@ -1142,7 +1196,6 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 	enum decode_status st;
 	struct inflate z;
 	int fixed_built = 0;
-	const uint8_t *crc_done;
 	unsigned hdr;
 	uint32_t crc;
 	size_t pos;
@@ -1155,6 +1208,7 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 
 	crc32_init(ws->crc);
 	ws->crc_shift = crc32_lane_shift(ws->crc);
+	ws->crc_zero_shift = crc32_mulmod(crc32_mulmod(ws->crc_shift, ws->crc_shift), ws->crc_shift);
 	st = parse_header(src, src_len, ws->crc, &pos);
 	if (st != DECODE_OK)
 		return st;
@@ -1167,8 +1221,8 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 	z.out = z.out_start = dst;
 	z.out_end = dst + dst_len;
 	z.ws = ws;
-	crc = ~0u;
-	crc_done = dst;
+	z.crc = ~0u;
+	z.crc_done = dst;
 
 	/* The blocks (3.2.3). */
 	do {
@@ -1199,14 +1253,14 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 		if (st != DECODE_OK)
 			return st;
 		/* The CRC follows in whole strides, on output still in cache. */
-		if ((size_t)(z.out - crc_done) >= CRC_STRIDE) {
-			const size_t k = (size_t)(z.out - crc_done) / CRC_STRIDE * CRC_STRIDE;
+		if ((size_t)(z.out - z.crc_done) >= CRC_STRIDE) {
+			const size_t k = (size_t)(z.out - z.crc_done) / CRC_STRIDE * CRC_STRIDE;
 
-			crc = crc32_strides(ws->crc, ws->crc_shift, crc, crc_done, k);
-			crc_done += k;
+			z.crc = crc32_strides(ws->crc, ws->crc_shift, ws->crc_zero_shift, z.crc, z.crc_done, k);
+			z.crc_done += k;
 		}
 	} while (!(hdr & 1));
-	crc = crc32_update(ws->crc, crc, crc_done, (size_t)(z.out - crc_done));
+	crc = crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
 
 	if (z.out != z.out_end)
 		return DECODE_SHORT_OUTPUT;
