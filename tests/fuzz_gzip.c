@@ -17,7 +17,10 @@
  *      checked) having consumed all the input and produced exactly
  *      dst_len bytes; gzip_decode.c documents that it takes exactly the
  *      streams zlib takes;
- *   3. both accept and the bytes differ.
+ *   3. both accept and the bytes differ;
+ *   4. the decoder built without its fast loop (GZIP_SAFE_LOOP_ONLY,
+ *      linked as gzip_decode_safe, see tests/gzip.mk) gives another status
+ *      or, accepting, other bytes: the fast loop must change nothing.
  *
  * Built with -DFUZZ_GZIP_MKSEEDS instead, this file is the seed generator:
  *   mkseeds_gzip DIR   writes small members from libdeflate (levels 1, 6,
@@ -81,6 +84,8 @@ static void die(const char *what, size_t dst_len, size_t n, int ours, int zok)
 	abort();
 }
 
+enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
+				    size_t dst_len, void *workspace);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,9 +112,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (zok && memcmp(ours, ref, dst_len) != 0)
 		die("both accept, bytes differ", dst_len, n, st, zok);
 
+	uint8_t *safe = exact(dst_len);
+	int st_safe = (int)gzip_decode_safe(src, n, safe, dst_len, ws);
+	if (st_safe != st) {
+		fprintf(stderr, "fuzz_gzip: the safe loop alone says %s\n",
+			st_safe == DECODE_OK ? "OK" : decode_status_name((enum decode_status)st_safe));
+		die("fast and safe loops differ", dst_len, n, st, zok);
+	}
+	if (st == DECODE_OK && memcmp(ours, safe, dst_len) != 0)
+		die("fast and safe loops produce different bytes", dst_len, n, st, zok);
+
 	free(src);
 	free(ours);
 	free(ref);
+	free(safe);
 	free(ws);
 	return 0;
 }

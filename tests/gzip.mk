@@ -17,7 +17,12 @@
 #   make fuzz-gzip                run the fuzzer alone for FUZZ_SECONDS
 #
 # The tests take the test kernels as extra inputs (ci/test-host.sh passes
-# them to every executable in $(B)/tests/).
+# them to every executable in $(B)/tests/).  Each links the decoder twice:
+# as it is, and built with GZIP_SAFE_LOOP_ONLY as gzip_decode_safe (no
+# fast loop), to check that the fast loop changes no status and no byte.
+
+GZIP_SAFE_ONLY := -DGZIP_SAFE_LOOP_ONLY -Dgzip_decode=gzip_decode_safe
+GZIP_BITBUF32  := -DGZIP_BITBUF_T=uint32_t
 
 TEST_GZIP_LIBS := $(HOST_LDLIBS) -ldeflate -lz
 TEST_GZIP_ARGS  = $(B)/images/testkern32.elf $(B)/images/testkern64.elf
@@ -35,7 +40,11 @@ $(B)/tests/gzip_decode.o: decode/gzip_decode.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(B)/tests/test_gzip: $(B)/tests/test_gzip.o $(B)/tests/gzip_decode.o
+$(B)/tests/gzip_decode_safe.o: decode/gzip_decode.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(GZIP_SAFE_ONLY) -c -o $@ $<
+
+$(B)/tests/test_gzip: $(B)/tests/test_gzip.o $(B)/tests/gzip_decode.o $(B)/tests/gzip_decode_safe.o
 	$(CC) -o $@ $^ $(TEST_GZIP_LIBS)
 
 # Sanitizer builds: the decoder and the test both instrumented.
@@ -47,14 +56,24 @@ $(B)/tests/asan/gzip_decode.o: decode/gzip_decode.c
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -c -o $@ $<
 
+$(B)/tests/asan/gzip_decode_safe.o: decode/gzip_decode.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) $(GZIP_SAFE_ONLY) -c -o $@ $<
+
 $(B)/tests/asan/gzip_decode32.o: decode/gzip_decode.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) -DGZIP_BITBUF_T=uint32_t -c -o $@ $<
+	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) $(GZIP_BITBUF32) -c -o $@ $<
 
-$(B)/tests/test_gzip_asan: $(B)/tests/asan/test_gzip.o $(B)/tests/asan/gzip_decode.o
+$(B)/tests/asan/gzip_decode32_safe.o: decode/gzip_decode.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(TEST_SAN_FLAGS) $(GZIP_BITBUF32) $(GZIP_SAFE_ONLY) -c -o $@ $<
+
+$(B)/tests/test_gzip_asan: $(B)/tests/asan/test_gzip.o $(B)/tests/asan/gzip_decode.o \
+		$(B)/tests/asan/gzip_decode_safe.o
 	$(CC) $(TEST_SAN_FLAGS) -o $@ $^ $(TEST_GZIP_LIBS)
 
-$(B)/tests/test_gzip32_asan: $(B)/tests/asan/test_gzip.o $(B)/tests/asan/gzip_decode32.o
+$(B)/tests/test_gzip32_asan: $(B)/tests/asan/test_gzip.o $(B)/tests/asan/gzip_decode32.o \
+		$(B)/tests/asan/gzip_decode32_safe.o
 	$(CC) $(TEST_SAN_FLAGS) -o $@ $^ $(TEST_GZIP_LIBS)
 
 check-gzip: $(GZIP_TESTS)
@@ -64,9 +83,14 @@ check-gzip: $(GZIP_TESTS)
 
 FUZZERS += gzip
 
-$(B)/fuzz/fuzz_gzip: tests/fuzz_gzip.c decode/gzip_decode.c decode/decode.h decode/mem.h decode/codecs.def
+$(B)/fuzz/gzip_decode_safe.o: decode/gzip_decode.c decode/decode.h decode/mem.h decode/codecs.def
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_gzip.c decode/gzip_decode.c -lz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GZIP_SAFE_ONLY) -c -o $@ decode/gzip_decode.c
+
+$(B)/fuzz/fuzz_gzip: tests/fuzz_gzip.c decode/gzip_decode.c decode/decode.h decode/mem.h decode/codecs.def \
+		$(B)/fuzz/gzip_decode_safe.o
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_gzip.c decode/gzip_decode.c $(B)/fuzz/gzip_decode_safe.o -lz
 
 # Seeds: small members from libdeflate and zlib, in the fuzzer's input
 # format.  Plain host build: it only writes files.

@@ -12,6 +12,10 @@
  *
  * usage: test_gzip [file...]   (extra inputs; missing files are skipped)
  *
+ * Every call also runs the decoder built without its fast loop
+ * (gzip_decode_safe, see tests/gzip.mk) and insists on the same status
+ * and, when OK, the same bytes.
+ *
  * Every buffer handed to gzip_decode has exactly the size it is told (the
  * workspace too), so a build with -fsanitize=address catches any access
  * outside them; without ASan the output buffer gets guard bytes on both
@@ -167,10 +171,16 @@ static void buf_free(struct buf *b)
 	b->base = b->p = NULL;
 }
 
-/* Runs gzip_decode on an exact copy of src, into a fresh exact dst of
- * dst_len bytes, with an exact workspace (malloc: 16-byte aligned).  The
- * output (if wanted) is copied to *out (malloc'ed, dst_len bytes). */
-static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+/* The same decoder built with GZIP_SAFE_LOOP_ONLY (tests/gzip.mk): no
+ * fast loop.  Every call below runs both; the fast loop must change
+ * nothing, neither the status nor the bytes. */
+enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
+				    size_t dst_len, void *workspace);
+
+/* Runs fn on an exact copy of src, into a fresh exact dst of dst_len
+ * bytes, with an exact workspace (malloc: 16-byte aligned).  The output
+ * is copied to *out (malloc'ed, dst_len bytes). */
+static int run_one(decode_fn fn, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
 	struct buf s = buf_new(src_len);
 	struct buf d = buf_new(dst_len);
@@ -181,21 +191,40 @@ static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_
 		memcpy(s.p, src, src_len);
 	memset(d.p, 0x5C, dst_len);
 	memset(ws, 0xEE, DECODE_WORKSPACE_gzip);  /* "contents undefined on entry" */
-	st = gzip_decode(s.p, src_len, d.p, dst_len, ws);
+	st = fn(s.p, src_len, d.p, dst_len, ws);
 	if (!buf_guards_ok(&d))
 		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
 	if (!buf_guards_ok(&s))
 		failf("wrote outside src?! (status %s)", status_name(st));
 	if (!valid_status(st))
 		failf("returned %d, not a decode_status", st);
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
+	*out = xmalloc(dst_len);
+	if (dst_len)
+		memcpy(*out, d.p, dst_len);
 	free(ws);
 	buf_free(&s);
 	buf_free(&d);
+	return st;
+}
+
+/* gzip_decode, checked against gzip_decode_safe; the output (if wanted)
+ * in *out (malloc'ed, dst_len bytes). */
+static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	uint8_t *fast, *safe;
+	int st = run_one(gzip_decode, src, src_len, dst_len, &fast);
+	int st_safe = run_one(gzip_decode_safe, src, src_len, dst_len, &safe);
+
+	if (st != st_safe)
+		failf("fast loop says %s, safe loop alone %s (dst_len %zu)", status_name(st),
+		      status_name(st_safe), dst_len);
+	else if (st == DECODE_OK && dst_len && memcmp(fast, safe, dst_len) != 0)
+		failf("fast and safe loops produce different bytes (dst_len %zu)", dst_len);
+	free(safe);
+	if (out)
+		*out = fast;
+	else
+		free(fast);
 	return st;
 }
 
@@ -725,7 +754,8 @@ static void test_headers(void)
 	{
 		void *ws = xmalloc(DECODE_WORKSPACE_gzip);
 
-		if ((st = gzip_decode(NULL, 0, NULL, 0, ws)) != DECODE_TRUNCATED)
+		if ((st = gzip_decode(NULL, 0, NULL, 0, ws)) != DECODE_TRUNCATED ||
+		    (st = gzip_decode_safe(NULL, 0, NULL, 0, ws)) != DECODE_TRUNCATED)
 			failf("NULL src and dst gave %s", status_name(st));
 		free(ws);
 	}
