@@ -744,11 +744,17 @@ static enum decode_status inflate_block(struct inflate *z)
 				CRC_STEP8(t, crc, crc_done);
 				crc_done += 8;
 			}
-			REFILL_FAST();
+			/* 64-bit: every iteration starts with >= 56 bits.
+			 * 32-bit: each path refills when it needs to (a
+			 * 32-bit refill costs more than the test). */
+			if (BITBUF_BITS >= 64)
+				REFILL_FAST();
 			if (e & E_LIT) {
 				/* 56 - 16 = 40 left, then 45 - 16 = 29 after
 				 * another literal, 18 after a third; 32-bit
 				 * buffers go round after one. */
+				if (BITBUF_BITS < 64 && (bitsleft & E_DROP_MASK) < PRIMARY_MAX_DROP)
+					REFILL_FAST();
 				lit = e >> E_VALUE_SHIFT;
 				NEXT_LITLEN();
 				*out++ = (uint8_t)lit;
@@ -769,6 +775,8 @@ static enum decode_status inflate_block(struct inflate *z)
 			if (__builtin_expect(e & E_EXC, 0)) {
 				if (e & E_SUB) {
 					/* >= 29 bits (64) / 24 (32) left. */
+					if (BITBUF_BITS < 64)
+						REFILL_FAST();
 					e = lt[(e >> E_VALUE_SHIFT) +
 					       low_bits(bitbuf, (e >> E_CODELEN_SHIFT) & E_CODELEN_MASK)];
 					saved = bitbuf;
@@ -802,7 +810,7 @@ static enum decode_status inflate_block(struct inflate *z)
 			 * here (>= 45 after a literal, minus a 16-bit
 			 * length entry), the 28 a distance may take; the
 			 * refill comes after it, off the lookup's path. */
-			if (BITBUF_BITS < 64)
+			if (BITBUF_BITS < 64 && (bitsleft & E_DROP_MASK) < MAX_CODE_LEN)
 				REFILL_FAST();
 			e = dt[bitbuf & DIST_MASK];
 			if (__builtin_expect(e & E_EXC, 0)) {
@@ -828,12 +836,14 @@ static enum decode_status inflate_block(struct inflate *z)
 
 				n = (e & E_DROP_MASK) - cl;
 				DROP(cl);
-				REFILL_FAST();
+				if ((bitsleft & E_DROP_MASK) < MAX_DIST_EXTRA)
+					REFILL_FAST();
 				dist = (e >> E_VALUE_SHIFT) + low_bits(bitbuf, n);
 				DROP(n);
-				REFILL_FAST();
+				if ((bitsleft & E_DROP_MASK) < PRIMARY_MAX_DROP)
+					REFILL_FAST();
 			}
-			/* Just refilled: >= 56 (64-bit) or 24 bits. */
+			/* >= 56 (64-bit) or 16 bits. */
 			NEXT_LITLEN();
 			/* Guards the match source: before the output. */
 			if (__builtin_expect(dist > (size_t)(out - out_start), 0)) {
