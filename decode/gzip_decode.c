@@ -545,9 +545,11 @@ static inline bitbuf_t low_bits(bitbuf_t v, unsigned n)
 	return v & (((bitbuf_t)1 << (n & (BITBUF_BITS - 1))) - 1);
 }
 
-/* Branch-free refill (Giesen's "variant 4"): loads a whole word above the
- * valid bits and keeps the whole bytes that fit.  Needs BITBUF_BYTES
- * readable bytes at in. */
+/* Branch-free refill (after Giesen's "Reading bits in far too many
+ * ways"): loads a whole word above the valid bits and keeps the whole
+ * bytes that fit.  Needs BITBUF_BYTES readable bytes at in.  Uses only the
+ * low 6 bits of bitsleft (the fast loop's bitsleft has junk above its low
+ * byte). */
 #define REFILL_FAST()                                                         \
 	do {                                                                  \
 		bitbuf |= load_word_le(in) << (bitsleft & (BITBUF_BITS - 1)); \
