@@ -16,6 +16,7 @@ HOST_TEST_BINS="
 	test_crc32c test_crc32c_asan test_crc32c_m32 test_crc32c_m32_asan
 	test_codecs test_codecs_asan
 	test_lzo test_lzo_asan test_lzo_m32 test_lzo_m32_asan
+	test_gzip test_gzip_asan test_gzip32_asan
 	test_bzip2 test_bzip2_asan
 "
 HOST_TEST_KERNELS="$B/images/testkern32.elf $B/images/testkern64.elf"

@@ -12,6 +12,8 @@
 #   crc32c    the check value, SSE4.2 path against the tables
 #   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
 #             our LZO-RLE compressor (tests/test_lzo.c)
+#   gzip      decode/gzip_decode.c against libdeflate and zlib
+#             (tests/test_gzip.c); gzip32 with a 32-bit bit buffer
 #   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
@@ -87,7 +89,18 @@ TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c
 TEST_LIBS_bzip2     := -lbz2
 TEST_VARIANTS_bzip2 := native asan
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo bzip2
+# gzip: decode/gzip_decode.c, and the same without its fast loop
+# (tests/gzip_decode_safe.c), against libdeflate and zlib.  Not -m32: zlib
+# has no installable i386 build here (ci/deps.sh); gzip32 instead runs the
+# decoder with the 32-bit bit buffer of the -m32 stub, under ASan.
+TEST_SRCS_gzip       := tests/test_gzip.c decode/gzip_decode.c tests/gzip_decode_safe.c
+TEST_LIBS_gzip       := -ldeflate -lz
+TEST_VARIANTS_gzip   := native asan
+TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decode32_safe.c
+TEST_LIBS_gzip32     := -ldeflate -lz
+TEST_VARIANTS_gzip32 := asan
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE

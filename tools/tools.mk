@@ -28,7 +28,7 @@ $(B)/host/stubs_blob.o: $(B)/gen/stubs.S $(STUB_BINS)
 
 # The codecs' compressors (liblz4, ...), and the libraries that read the
 # payloads of existing bzImages (tools/bzpack/bzimage.c, linux_codecs.c).
-BZPACK_LIBS := -llz4 -lz -lbz2 -llzma -lzstd -llzo2
+BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2
 
 $(B)/bzpack: $(BZPACK_OBJS)
 	$(CC) -o $@ $^ $(BZPACK_LIBS)

@@ -208,14 +208,15 @@ static const char *decode_liblzo2(const uint8_t *src, size_t src_len, uint8_t *d
 	return n == dst_len ? NULL : why("lzo1x_decompress_safe produced %lu bytes", (unsigned long)n);
 }
 
-/* deflate through zlib: a raw stream (no zlib or gzip wrapper), level 9. */
+/* gzip through zlib (windowBits 15 + 16: the gzip wrapper, whose CRC-32
+ * inflate checks as ours does), level 9. */
 static const char *compress_zlib(const struct buffer *in, struct buffer *out)
 {
 	z_stream z;
 	int r;
 
 	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return "deflateInit2 failed";
 	out->size = deflateBound(&z, (uLong)in->size);
 	out->data = xmalloc(out->size);
@@ -235,7 +236,7 @@ static const char *decode_zlib(const uint8_t *src, size_t src_len, uint8_t *dst,
 	int r;
 
 	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, -15) != Z_OK)
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
 		return "inflateInit2 failed";
 	z.next_in = src;
 	z.avail_in = (uInt)src_len;
@@ -250,7 +251,7 @@ static const char *decode_zlib(const uint8_t *src, size_t src_len, uint8_t *dst,
 	return NULL;
 }
 
-/* deflate through libdeflate: a raw stream, libdeflate's level 12. */
+/* gzip through libdeflate: one member, libdeflate's level 12. */
 static const char *compress_libdeflate(const struct buffer *in, struct buffer *out)
 {
 	struct libdeflate_compressor *c = libdeflate_alloc_compressor(12);
@@ -258,11 +259,11 @@ static const char *compress_libdeflate(const struct buffer *in, struct buffer *o
 
 	if (!c)
 		return "libdeflate_alloc_compressor failed";
-	bound = libdeflate_deflate_compress_bound(c, in->size);
+	bound = libdeflate_gzip_compress_bound(c, in->size);
 	out->data = xmalloc(bound);
-	out->size = libdeflate_deflate_compress(c, in->data, in->size, out->data, bound);
+	out->size = libdeflate_gzip_compress(c, in->data, in->size, out->data, bound);
 	libdeflate_free_compressor(c);
-	return out->size ? NULL : "libdeflate_deflate_compress failed";
+	return out->size ? NULL : "libdeflate_gzip_compress failed";
 }
 
 static const char *decode_libdeflate(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
@@ -275,10 +276,10 @@ static const char *decode_libdeflate(const uint8_t *src, size_t src_len, uint8_t
 
 	if (!d && !(d = libdeflate_alloc_decompressor()))
 		return "libdeflate_alloc_decompressor failed";
-	r = libdeflate_deflate_decompress(d, src, src_len, dst, dst_len, &n);
+	r = libdeflate_gzip_decompress(d, src, src_len, dst, dst_len, &n);
 	if (r != LIBDEFLATE_SUCCESS)
-		return why("libdeflate_deflate_decompress returned %d", (int)r);
-	return n == dst_len ? NULL : why("libdeflate_deflate_decompress produced %zu bytes", n);
+		return why("libdeflate_gzip_decompress returned %d", (int)r);
+	return n == dst_len ? NULL : why("libdeflate_gzip_decompress produced %zu bytes", n);
 }
 
 /* zstd: one frame, level 19, single-threaded. */
@@ -375,7 +376,7 @@ static const char *version_liblzma(void) { return lzma_version_string(); }
  * whose payloads it decodes.  When that codec is in the packer's table the
  * reference decodes what codec_compress() made and is timed against our
  * decoder; until then it gets a row of its own, from its own compressor.
- * A codec may have several references (deflate: zlib and libdeflate); one
+ * A codec may have several references (gzip: zlib and libdeflate); one
  * with none is timed alone. */
 struct reference {
 	const char *codec;      /* the codec name it serves; JSON "codec" of its own row */
@@ -396,11 +397,11 @@ static const struct reference refs[] = {
 	  compress_lz4, version_liblz4, decode_liblz4, "liblz4", "LZ4_decompress_safe" },
 	{ "lzo", "lzo1x-999", "999", "lzo1x stream, lzo1x_999_compress",
 	  compress_lzo1x, version_liblzo2, decode_liblzo2, "liblzo2", "lzo1x_decompress_safe" },
-	{ "deflate", "deflate-9", "9", "raw deflate, zlib deflate level 9",
+	{ "gzip", "gzip-zlib9", "9", "gzip member, zlib deflate level 9",
 	  compress_zlib, version_zlib, decode_zlib, "zlib", "inflate" },
-	{ "deflate", "deflate-12", "12", "raw deflate, libdeflate level 12",
+	{ "gzip", "gzip-12", "12", "gzip member, libdeflate level 12",
 	  compress_libdeflate, version_libdeflate, decode_libdeflate, "libdeflate",
-	  "libdeflate_deflate_decompress" },
+	  "libdeflate_gzip_decompress" },
 	{ "bzip2", "bzip2-9", "9", "bzip2 stream, BZ2_bzBuffToBuffCompress level 9",
 	  compress_libbz2, version_libbz2, decode_libbz2, "libbz2", "BZ2_bzBuffToBuffDecompress" },
 	{ "zstd", "zstd-19", "19", "zstd frame, ZSTD_compress level 19",

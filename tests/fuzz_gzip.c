@@ -1,0 +1,283 @@
+/* fuzz_gzip.c - libFuzzer target for decode/gzip_decode.c, differential
+ * against zlib's inflate with gzip framing (inflateInit2, windowBits 31).
+ *
+ * Input: [le32 v][gzip member].  The output size is
+ *     dst_len = min(v & 0x1fffff, FUZZ_MAX_OUT) >> (v >> 28)
+ * at most 1 MiB; the seeds (top nibble 0) give their exact sizes, and
+ * mutated values mostly give small ones.
+ *
+ * Every run decodes the member into an exact-size buffer of dst_len bytes
+ * (malloc'd, so ASan sees any write past it; the member and the workspace
+ * are exact-size copies too) with gzip_decode(), and once more with zlib,
+ * and aborts (a crash, for libFuzzer) when
+ *
+ *   1. gzip_decode returns something that is not a decode_status;
+ *   2. one accepts and the other does not.  zlib accepts when inflate()
+ *      ends the member (Z_STREAM_END: header, data, CRC-32 and ISIZE
+ *      checked) having consumed all the input and produced exactly
+ *      dst_len bytes; gzip_decode.c documents that it takes exactly the
+ *      streams zlib takes;
+ *   3. both accept and the bytes differ;
+ *   4. the decoder built without its fast loop (GZIP_SAFE_LOOP_ONLY,
+ *      linked as gzip_decode_safe, tests/gzip_decode_safe.c) gives another status
+ *      or, accepting, other bytes: the fast loop must change nothing.
+ *
+ * Built with -DFUZZ_MKSEEDS instead, this file is the seed generator:
+ *   mkseeds_gzip DIR   writes small members from libdeflate (levels 1, 6,
+ *                      12) and zlib (levels 0, 1, 9, Z_FIXED), and members
+ *                      with every optional header field, one file each.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "decode.h"
+
+#ifndef FUZZ_MAX_OUT
+#define FUZZ_MAX_OUT  (1u << 20)
+#endif
+#define HDR_BYTES     4
+
+#ifndef FUZZ_MKSEEDS
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint8_t *exact(size_t n)
+{
+	uint8_t *p = malloc(n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* 1 if zlib decodes all of src to exactly cap bytes. */
+static int zlib_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
+{
+	z_stream s;
+	int r, ok;
+
+	memset(&s, 0, sizeof(s));
+	if (inflateInit2(&s, 31) != Z_OK)
+		abort();
+	s.next_in = (Bytef *)src;
+	s.avail_in = (uInt)n;
+	s.next_out = dst;
+	s.avail_out = (uInt)cap;
+	r = inflate(&s, Z_FINISH);
+	ok = r == Z_STREAM_END && s.avail_in == 0 && s.total_out == cap;
+	inflateEnd(&s);
+	return ok;
+}
+
+static void die(const char *what, size_t dst_len, size_t n, int ours, int zok)
+{
+	fprintf(stderr, "fuzz_gzip: %s (dst_len %zu, member %zu bytes): ours %s, zlib %s\n", what,
+		dst_len, n, ours == DECODE_OK ? "OK" : decode_status_name((enum decode_status)ours),
+		zok ? "accepts" : "rejects");
+	abort();
+}
+
+enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
+				    size_t dst_len, void *workspace);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < HDR_BYTES)
+		return 0;
+	uint32_t v = get_le32(data);
+	size_t dst_len = (v & 0x1fffffu) < FUZZ_MAX_OUT ? (v & 0x1fffffu) : FUZZ_MAX_OUT;
+	dst_len >>= v >> 28;
+	size_t n = size - HDR_BYTES;
+
+	uint8_t *src = exact(n);
+	memcpy(src, data + HDR_BYTES, n);
+	uint8_t *ours = exact(dst_len), *ref = exact(dst_len);
+	void *ws = exact(DECODE_WORKSPACE_gzip);
+
+	int st = (int)gzip_decode(src, n, ours, dst_len, ws);
+	int zok = zlib_decode(src, n, ref, dst_len);
+
+	if (st < DECODE_OK || st > DECODE_CORRUPT)
+		die("not a decode_status", dst_len, n, st, zok);
+	if ((st == DECODE_OK) != zok)
+		die("verdicts differ", dst_len, n, st, zok);
+	if (zok && memcmp(ours, ref, dst_len) != 0)
+		die("both accept, bytes differ", dst_len, n, st, zok);
+
+	uint8_t *safe = exact(dst_len);
+	int st_safe = (int)gzip_decode_safe(src, n, safe, dst_len, ws);
+	if (st_safe != st) {
+		fprintf(stderr, "fuzz_gzip: the safe loop alone says %s\n",
+			st_safe == DECODE_OK ? "OK" : decode_status_name((enum decode_status)st_safe));
+		die("fast and safe loops differ", dst_len, n, st, zok);
+	}
+	if (st == DECODE_OK && memcmp(ours, safe, dst_len) != 0)
+		die("fast and safe loops produce different bytes", dst_len, n, st, zok);
+
+	free(src);
+	free(ours);
+	free(ref);
+	free(safe);
+	free(ws);
+	return 0;
+}
+
+#else /* FUZZ_MKSEEDS */
+
+#include <libdeflate.h>
+
+static int seed_no;
+static const char *dir;
+
+static void write_seed(const uint8_t *gz, size_t clen, size_t n, const char *how)
+{
+	char path[4096];
+	uint8_t hdr[HDR_BYTES] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
+
+	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, how);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || fwrite(gz, 1, clen, f) != clen ||
+	    fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void zlib_seed(const uint8_t *in, size_t n, int level, int strategy, const char *how)
+{
+	static uint8_t out[200000];
+	z_stream s;
+
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, level, Z_DEFLATED, 31, 8, strategy) != Z_OK)
+		exit(1);
+	s.next_in = (Bytef *)in;
+	s.avail_in = (uInt)n;
+	s.next_out = out;
+	s.avail_out = sizeof(out);
+	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
+		exit(1);
+	write_seed(out, s.total_out, n, how);
+	deflateEnd(&s);
+}
+
+static void libdeflate_seed(const uint8_t *in, size_t n, int level, const char *how)
+{
+	static uint8_t out[200000];
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+	size_t clen = libdeflate_gzip_compress(c, in, n, out, sizeof(out));
+
+	libdeflate_free_compressor(c);
+	if (!clen)
+		exit(1);
+	write_seed(out, clen, n, how);
+}
+
+static void all(const uint8_t *in, size_t n)
+{
+	libdeflate_seed(in, n, 1, "ld1");
+	libdeflate_seed(in, n, 6, "ld6");
+	libdeflate_seed(in, n, 12, "ld12");
+	zlib_seed(in, n, 0, Z_DEFAULT_STRATEGY, "zl0");
+	zlib_seed(in, n, 1, Z_DEFAULT_STRATEGY, "zl1");
+	zlib_seed(in, n, 9, Z_DEFAULT_STRATEGY, "zl9");
+	zlib_seed(in, n, 6, Z_FIXED, "zlfixed");
+}
+
+/* A member with every optional header field, by hand around zlib's raw
+ * DEFLATE. */
+static void header_seed(const uint8_t *in, size_t n)
+{
+	static uint8_t m[4096];
+	size_t p = 0;
+	z_stream s;
+
+	static const uint8_t head[] = { 0x1f, 0x8b, 8, 0x1e, 1, 2, 3, 4, 0, 3, 6, 0,
+					'A', 'p', 2, 0, 7, 7 };
+	memcpy(m, head, sizeof(head));
+	p = sizeof(head);
+	memcpy(m + p, "name", 5);
+	p += 5;
+	memcpy(m + p, "comment", 8);
+	p += 8;
+	uint32_t hc = (uint32_t)crc32(0, m, (uInt)p);
+	m[p++] = (uint8_t)hc;
+	m[p++] = (uint8_t)(hc >> 8);
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		exit(1);
+	s.next_in = (Bytef *)in;
+	s.avail_in = (uInt)n;
+	s.next_out = m + p;
+	s.avail_out = (uInt)(sizeof(m) - p - 8);
+	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
+		exit(1);
+	p += s.total_out;
+	deflateEnd(&s);
+	uint32_t c = (uint32_t)crc32(0, in, (uInt)n);
+	for (int i = 0; i < 4; i++)
+		m[p++] = (uint8_t)(c >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		m[p++] = (uint8_t)(n >> (8 * i));
+	write_seed(m, p, n, "header");
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t buf[70000];
+	static const char text[] =
+		"bzpack packs an x86 kernel behind a tiny stub that checks it, decompresses "
+		"it and enters it as the Linux x86 boot protocol says.  The stub never jumps "
+		"into a kernel it could not fully decompress and verify.";
+	uint32_t x = 0x2545f491u;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds_gzip DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+
+	all(buf, 0);
+	all((const uint8_t *)"x", 1);
+	all((const uint8_t *)text, sizeof(text) - 1);
+	header_seed((const uint8_t *)text, sizeof(text) - 1);
+	/* periodic data: every small-distance copy path */
+	static const size_t periods[] = { 1, 2, 3, 5, 7, 8, 9, 16 };
+	for (size_t k = 0; k < sizeof(periods) / sizeof(periods[0]); k++) {
+		for (size_t i = 0; i < 400; i++)
+			buf[i] = (uint8_t)("abcdefghijklmnop"[i % periods[k]]);
+		all(buf, 400);
+	}
+	/* random: stored blocks, long codes */
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+	all(buf, 600);
+	/* skewed literals: codes of 1 to 15 bits */
+	for (size_t i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		{
+			unsigned z = (unsigned)__builtin_ctz(x | 0x10000u);
+
+			buf[i] = (uint8_t)(z < 12 ? z : x >> 24);
+		}
+	}
+	all(buf, 3000);
+	/* 40 KiB of text: distances up to 32 KiB, several blocks */
+	for (size_t i = 0; i < 40000; i++)
+		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)];
+	all(buf, 40000);
+	printf("mkseeds_gzip: %d seeds in %s\n", seed_no, dir);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,1309 @@
+/* test_gzip.c - host unit test for decode/gzip_decode.c.
+ *
+ * Compresses many inputs with libdeflate (levels 1, 6, 12) and zlib (gzip
+ * framing through deflateInit2 with windowBits 31: level 0, stored blocks;
+ * 1; 9; Z_FIXED, fixed-code blocks only) and checks that gzip_decode
+ * reproduces them and agrees with libdeflate_gzip_decompress.  Then: gzip
+ * headers with FEXTRA/FNAME/FCOMMENT/FHCRC built by hand, every cut point
+ * of small members, wrong output sizes, damaged CRC32/ISIZE, hand-made
+ * invalid DEFLATE streams (a bit writer below), and random damage, where
+ * whatever our decoder says must match zlib's inflate (accept or not, same
+ * bytes).
+ *
+ * usage: test_gzip [file...]   (extra inputs; missing files are skipped)
+ *
+ * Every call also runs the decoder built without its fast loop
+ * (gzip_decode_safe, tests/gzip_decode_safe.c) and insists on the same status
+ * and, when OK, the same bytes.
+ *
+ * Every buffer handed to gzip_decode has exactly the size it is told (the
+ * workspace too), so a build with -fsanitize=address catches any access
+ * outside them; without ASan the output buffer gets guard bytes on both
+ * sides that are checked after every call.  Prints "ok <name>" /
+ * "FAIL <name>: <why>" per case and "test_gzip: N passed, M failed" at the
+ * end; exits 1 if anything failed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include "decode.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GUARD 0                 /* ASan's redzones do the job */
+#else
+#define GUARD 64
+#endif
+#define GUARD_BYTE 0xA7
+
+static unsigned n_pass, n_fail;
+
+/* ---- case bookkeeping --------------------------------------------------- */
+
+static char fail_msg[512];
+static int case_failed;
+
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (case_failed)
+		return;         /* keep the first reason */
+	case_failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
+	va_end(ap);
+}
+
+static void begin_case(void)
+{
+	case_failed = 0;
+	fail_msg[0] = '\0';
+}
+
+static void end_case(const char *name)
+{
+	if (case_failed) {
+		printf("FAIL %s: %s\n", name, fail_msg);
+		n_fail++;
+	} else {
+		printf("ok %s\n", name);
+		n_pass++;
+	}
+	fflush(stdout);
+}
+
+static const char *status_name(int st)
+{
+	switch (st) {
+	case DECODE_OK: return "OK";
+	case DECODE_TRUNCATED: return "TRUNCATED";
+	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
+	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
+	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
+	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
+	case DECODE_CORRUPT: return "CORRUPT";
+	default: return "(not a decode_status)";
+	}
+}
+
+static int valid_status(int st)
+{
+	return st >= DECODE_OK && st <= DECODE_CORRUPT;
+}
+
+/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static size_t rng_below(size_t n)
+{
+	return n ? (size_t)(rng() % n) : 0;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p && n == 0)
+		p = malloc(1);
+	if (!p) {
+		fprintf(stderr, "test_gzip: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+struct buf {
+	uint8_t *base;
+	uint8_t *p;
+	size_t n;
+};
+
+static struct buf buf_new(size_t n)
+{
+	struct buf b;
+
+	b.n = n;
+	b.base = xmalloc(n + 2 * GUARD);
+	b.p = b.base + GUARD;
+#if GUARD
+	memset(b.base, GUARD_BYTE, GUARD);
+	memset(b.p + n, GUARD_BYTE, GUARD);
+#endif
+	return b;
+}
+
+static int buf_guards_ok(const struct buf *b)
+{
+#if GUARD
+	for (size_t i = 0; i < GUARD; i++)
+		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
+			return 0;
+#else
+	(void)b;
+#endif
+	return 1;
+}
+
+static void buf_free(struct buf *b)
+{
+	free(b->base);
+	b->base = b->p = NULL;
+}
+
+/* The same decoder built with GZIP_SAFE_LOOP_ONLY (tests/gzip_decode_safe.c): no
+ * fast loop.  Every call below runs both; the fast loop must change
+ * nothing, neither the status nor the bytes. */
+enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
+				    size_t dst_len, void *workspace);
+
+/* Runs fn on an exact copy of src, into a fresh exact dst of dst_len
+ * bytes, with an exact workspace (malloc: 16-byte aligned).  The output
+ * is copied to *out (malloc'ed, dst_len bytes). */
+static int run_one(decode_fn fn, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	struct buf s = buf_new(src_len);
+	struct buf d = buf_new(dst_len);
+	void *ws = xmalloc(DECODE_WORKSPACE_gzip);
+	int st;
+
+	if (src_len)
+		memcpy(s.p, src, src_len);
+	memset(d.p, 0x5C, dst_len);
+	memset(ws, 0xEE, DECODE_WORKSPACE_gzip);  /* "contents undefined on entry" */
+	st = fn(s.p, src_len, d.p, dst_len, ws);
+	if (!buf_guards_ok(&d))
+		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
+	if (!buf_guards_ok(&s))
+		failf("wrote outside src?! (status %s)", status_name(st));
+	if (!valid_status(st))
+		failf("returned %d, not a decode_status", st);
+	*out = xmalloc(dst_len);
+	if (dst_len)
+		memcpy(*out, d.p, dst_len);
+	free(ws);
+	buf_free(&s);
+	buf_free(&d);
+	return st;
+}
+
+/* gzip_decode, checked against gzip_decode_safe; the output (if wanted)
+ * in *out (malloc'ed, dst_len bytes). */
+static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	uint8_t *fast, *safe;
+	int st = run_one(gzip_decode, src, src_len, dst_len, &fast);
+	int st_safe = run_one(gzip_decode_safe, src, src_len, dst_len, &safe);
+
+	if (st != st_safe)
+		failf("fast loop says %s, safe loop alone %s (dst_len %zu)", status_name(st),
+		      status_name(st_safe), dst_len);
+	else if (st == DECODE_OK && dst_len && memcmp(fast, safe, dst_len) != 0)
+		failf("fast and safe loops produce different bytes (dst_len %zu)", dst_len);
+	free(safe);
+	if (out)
+		*out = fast;
+	else
+		free(fast);
+	return st;
+}
+
+/* ---- compressors -------------------------------------------------------- */
+
+enum comp { LD1, LD6, LD12, ZL0, ZL1, ZL9, ZLFIXED, NUM_COMP };
+static const char *const comp_name[NUM_COMP] = {
+	"libdeflate1", "libdeflate6", "libdeflate12", "zlib0", "zlib1", "zlib9", "zlib-fixed"
+};
+
+static uint8_t *zlib_gzip(const uint8_t *data, size_t n, int level, int strategy, size_t *clen)
+{
+	z_stream s;
+	size_t cap;
+	uint8_t *out;
+
+	memset(&s, 0, sizeof(s));
+	if (deflateInit2(&s, level, Z_DEFLATED, 31, 8, strategy) != Z_OK) {
+		fprintf(stderr, "test_gzip: deflateInit2 failed\n");
+		exit(2);
+	}
+	cap = deflateBound(&s, (uLong)n) + 64;
+	out = xmalloc(cap);
+	s.next_in = (Bytef *)data;
+	s.avail_in = (uInt)n;
+	s.next_out = out;
+	s.avail_out = (uInt)cap;
+	if (deflate(&s, Z_FINISH) != Z_STREAM_END) {
+		fprintf(stderr, "test_gzip: zlib failed to compress %zu bytes\n", n);
+		exit(2);
+	}
+	*clen = s.total_out;
+	deflateEnd(&s);
+	return out;
+}
+
+/* Returns a malloc'ed gzip member of data[0..n) and its size in *clen. */
+static uint8_t *make_gzip(enum comp c, const uint8_t *data, size_t n, size_t *clen)
+{
+	static const int ld_level[] = { 1, 6, 12 };
+	struct libdeflate_compressor *z;
+	size_t cap;
+	uint8_t *out;
+
+	switch (c) {
+	case ZL0: return zlib_gzip(data, n, 0, Z_DEFAULT_STRATEGY, clen);
+	case ZL1: return zlib_gzip(data, n, 1, Z_DEFAULT_STRATEGY, clen);
+	case ZL9: return zlib_gzip(data, n, 9, Z_DEFAULT_STRATEGY, clen);
+	case ZLFIXED: return zlib_gzip(data, n, 6, Z_FIXED, clen);
+	default: break;
+	}
+	z = libdeflate_alloc_compressor(ld_level[c - LD1]);
+	if (!z) {
+		fprintf(stderr, "test_gzip: libdeflate_alloc_compressor failed\n");
+		exit(2);
+	}
+	cap = libdeflate_gzip_compress_bound(z, n);
+	out = xmalloc(cap);
+	*clen = libdeflate_gzip_compress(z, data, n, out, cap);
+	libdeflate_free_compressor(z);
+	if (*clen == 0) {
+		fprintf(stderr, "test_gzip: libdeflate failed to compress %zu bytes\n", n);
+		exit(2);
+	}
+	return out;
+}
+
+/* Raw DEFLATE from libdeflate (for members built by hand). */
+static uint8_t *deflate_raw(const uint8_t *data, size_t n, int level, size_t *clen)
+{
+	struct libdeflate_compressor *z = libdeflate_alloc_compressor(level);
+	size_t cap = libdeflate_deflate_compress_bound(z, n);
+	uint8_t *out = xmalloc(cap);
+
+	*clen = libdeflate_deflate_compress(z, data, n, out, cap);
+	libdeflate_free_compressor(z);
+	return out;
+}
+
+/* zlib's verdict on a member with an output of exactly dst_len bytes: 1 if
+ * it decodes the whole input to exactly dst_len bytes (and *out gets
+ * them), else 0. */
+static int zlib_accepts(const uint8_t *src, size_t n, size_t dst_len, uint8_t **out)
+{
+	z_stream s;
+	uint8_t *o = xmalloc(dst_len + 1);
+	int r, ok;
+
+	memset(&s, 0, sizeof(s));
+	if (inflateInit2(&s, 31) != Z_OK) {
+		fprintf(stderr, "test_gzip: inflateInit2 failed\n");
+		exit(2);
+	}
+	s.next_in = (Bytef *)src;
+	s.avail_in = (uInt)n;
+	s.next_out = o;
+	s.avail_out = (uInt)dst_len;
+	r = inflate(&s, Z_FINISH);
+	ok = r == Z_STREAM_END && s.avail_in == 0 && s.total_out == dst_len;
+	inflateEnd(&s);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	return ok;
+}
+
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return i;
+	return n;
+}
+
+/* One member of one input, inside the current case: exact size decodes
+ * and matches the input and libdeflate; one byte less is OUTPUT_OVERRUN;
+ * one byte more is SHORT_OUTPUT. */
+static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_t clen,
+			 const char *what)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	uint8_t *out = NULL, *ref = xmalloc(n);
+	size_t got = 0, at;
+	int st;
+
+	st = run_decode(gz, clen, n, &out);
+	if (st != DECODE_OK)
+		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
+	else if ((at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: output differs from input at byte %zu", what, n, at);
+	if (libdeflate_gzip_decompress(d, gz, clen, ref, n, &got) != LIBDEFLATE_SUCCESS || got != n)
+		failf("%s: n=%zu: libdeflate does not decode it", what, n);
+	else if (st == DECODE_OK && (at = first_diff(out, ref, n)) != n)
+		failf("%s: n=%zu: differs from libdeflate at byte %zu", what, n, at);
+	libdeflate_free_decompressor(d);
+	free(ref);
+	free(out);
+
+	if (n > 0) {
+		st = run_decode(gz, clen, n - 1, NULL);
+		if (st != DECODE_OUTPUT_OVERRUN)
+			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN",
+			      what, n, status_name(st));
+	}
+	st = run_decode(gz, clen, n + 1, &out);
+	if (st != DECODE_SHORT_OUTPUT)
+		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
+	else if ((at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
+	free(out);
+}
+
+/* One case per compressor for one input. */
+static void roundtrip(const char *name, const uint8_t *data, size_t n)
+{
+	char full[400];
+
+	for (int c = 0; c < NUM_COMP; c++) {
+		size_t clen;
+		uint8_t *gz = make_gzip((enum comp)c, data, n, &clen);
+
+		snprintf(full, sizeof full, "%s/%s", name, comp_name[c]);
+		begin_case();
+		check_member(data, n, gz, clen, "roundtrip");
+		end_case(full);
+		free(gz);
+	}
+}
+
+/* One case per compressor covering every length in [lo, hi]. */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
+			      void (*gen)(uint8_t *, size_t))
+{
+	char full[256], what[64];
+	uint8_t *data = xmalloc(hi);
+
+	for (int c = 0; c < NUM_COMP; c++) {
+		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, comp_name[c]);
+		begin_case();
+		for (size_t n = lo; n <= hi && !case_failed; n++) {
+			size_t clen;
+			uint8_t *gz;
+
+			gen(data, n);
+			gz = make_gzip((enum comp)c, data, n, &clen);
+			snprintf(what, sizeof what, "length %zu", n);
+			check_member(data, n, gz, clen, what);
+			free(gz);
+		}
+		end_case(full);
+	}
+	free(data);
+}
+
+/* ---- input generators --------------------------------------------------- */
+
+static void gen_random(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(rng() >> 56);
+}
+
+static void gen_abc(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)('a' + i % 3);
+}
+
+static void gen_zeros(uint8_t *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+/* Mostly repeats with a little noise: many short matches near the ends. */
+static void gen_semi(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
+}
+
+static void gen_text(uint8_t *p, size_t n)
+{
+	static const char *const words[] = {
+		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
+		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
+		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
+		"return", "static", "struct", "int", "void", "if", "else", "while",
+	};
+	size_t i = 0;
+
+	while (i < n) {
+		const char *w = words[rng_below(sizeof words / sizeof words[0])];
+		size_t len = strlen(w);
+
+		for (size_t k = 0; k < len && i < n; k++)
+			p[i++] = (uint8_t)w[k];
+		if (i < n)
+			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
+	}
+}
+
+/* Pattern of period `period`; with noise about one byte in 16 replaced. */
+static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
+{
+	uint8_t pat[64];
+
+	gen_random(pat, period);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
+}
+
+/* Something like an executable: code-ish bytes, zeros, text, tables and
+ * random data; skewed byte statistics give long and short codes. */
+static void gen_mixed(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 64 + rng_below(16384);
+
+		if (len > n - i)
+			len = n - i;
+		switch (rng_below(6)) {
+		case 0:
+			memset(p + i, 0, len);
+			break;
+		case 1:
+			gen_random(p + i, len);
+			break;
+		case 2:
+			gen_text(p + i, len);
+			break;
+		case 3:
+			gen_periodic(p + i, len, 1 + rng_below(20), 1);
+			break;
+		case 4:
+			for (size_t k = 0; k < len; k++)
+				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+			break;
+		default:
+			for (size_t k = 0; k < len; k++) {
+				size_t j = i + k;
+
+				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
+								       : (uint8_t)rng_below(256);
+			}
+			break;
+		}
+		i += len;
+	}
+}
+
+/* Skewed literals: a few very frequent bytes (1-3 bit codes) among rare
+ * ones (15-bit codes, subtables), no repeats to speak of. */
+static void gen_skewed(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rng();
+		unsigned z = (unsigned)__builtin_ctzll(r | (1ull << 40));
+
+		p[i] = (uint8_t)(z < 14 ? z : 14 + (r >> 56) % 242);
+	}
+}
+
+/* ---- positive tests ------------------------------------------------------ */
+
+#define MIB (1024u * 1024u)
+
+static void test_inputs(void)
+{
+	uint8_t *d = xmalloc(2 * MIB);
+	char name[64];
+
+	roundtrip("empty", d, 0);
+	d[0] = 0x42;
+	roundtrip("one-byte", d, 1);
+
+	roundtrip_lengths("tiny-random", 2, 100, gen_random);
+	roundtrip_lengths("tiny-abc", 2, 100, gen_abc);
+	roundtrip_lengths("small-semi", 2, 400, gen_semi);
+	roundtrip_lengths("small-zeros", 2, 300, gen_zeros);
+	roundtrip_lengths("small-text", 200, 700, gen_text);
+
+	memset(d, 0, MIB);
+	roundtrip("zeros-1MiB", d, MIB);
+
+	{
+		static const size_t lens[] = { 13, 258, 259, 4096, 65543, 300001 };
+
+		for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+			memset(d, 0xA5, lens[k]);
+			snprintf(name, sizeof name, "repeated-byte-%zu", lens[k]);
+			roundtrip(name, d, lens[k]);
+		}
+	}
+
+	for (size_t period = 1; period <= 20; period++) {
+		gen_periodic(d, 50000, period, 0);
+		snprintf(name, sizeof name, "period-%zu", period);
+		roundtrip(name, d, 50000);
+		gen_periodic(d, 50000, period, 1);
+		snprintf(name, sizeof name, "period-%zu-noisy", period);
+		roundtrip(name, d, 50000);
+	}
+
+	gen_random(d, MIB);
+	roundtrip("random-1MiB", d, MIB);   /* stored blocks */
+
+	/* Random data with a copy of itself 32 KiB back: the longest
+	 * distances. */
+	gen_random(d, 300000);
+	memcpy(d + 150000, d + 150000 - 32768, 30000);
+	roundtrip("random-with-far-match", d, 300000);
+
+	gen_text(d, MIB);
+	roundtrip("text-1MiB", d, MIB);
+
+	gen_skewed(d, MIB);
+	roundtrip("skewed-1MiB", d, MIB);
+
+	gen_mixed(d, 2 * MIB);
+	roundtrip("mixed-2MiB", d, 2 * MIB);
+
+	free(d);
+}
+
+static void test_files(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		uint8_t *data;
+		long size;
+
+		if (!f) {
+			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			continue;
+		}
+		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+			printf("note: skipping %s: cannot size it\n", argv[i]);
+			fclose(f);
+			continue;
+		}
+		data = xmalloc((size_t)size);
+		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+			printf("note: skipping %s: read error\n", argv[i]);
+			free(data);
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		{
+			char name[300];
+
+			snprintf(name, sizeof name, "file:%s", argv[i]);
+			roundtrip(name, data, (size_t)size);
+		}
+		free(data);
+	}
+}
+
+/* ---- gzip headers -------------------------------------------------------- */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* A member by hand: header with the given flags (FEXTRA, FNAME, FCOMMENT,
+ * FHCRC and FTEXT get contents), then raw DEFLATE, then the trailer. */
+static uint8_t *make_member(uint8_t flg, const uint8_t *raw, size_t rawlen, const uint8_t *data,
+			    size_t n, size_t *len)
+{
+	uint8_t *m = xmalloc(64 + 400 + rawlen + 8);
+	size_t p = 0;
+
+	m[p++] = 0x1f;
+	m[p++] = 0x8b;
+	m[p++] = 8;
+	m[p++] = flg;
+	put_le32(m + p, 0x5f5e0ff0);    /* MTIME */
+	p += 4;
+	m[p++] = 2;                     /* XFL */
+	m[p++] = 3;                     /* OS: Unix */
+	if (flg & 0x04) {               /* FEXTRA: two subfields */
+		static const uint8_t extra[] = { 'A', 'p', 4, 0, 1, 2, 3, 4, 'B', 'z', 0, 0 };
+
+		m[p++] = sizeof(extra);
+		m[p++] = 0;
+		memcpy(m + p, extra, sizeof(extra));
+		p += sizeof(extra);
+	}
+	if (flg & 0x08) {               /* FNAME */
+		memcpy(m + p, "vmlinux", 8);
+		p += 8;
+	}
+	if (flg & 0x10) {               /* FCOMMENT */
+		memcpy(m + p, "built by test_gzip", 19);
+		p += 19;
+	}
+	if (flg & 0x02) {               /* FHCRC */
+		uint32_t c = (uint32_t)crc32(0, m, (uInt)p);
+
+		m[p++] = (uint8_t)c;
+		m[p++] = (uint8_t)(c >> 8);
+	}
+	memcpy(m + p, raw, rawlen);
+	p += rawlen;
+	put_le32(m + p, (uint32_t)crc32(0, data, (uInt)n));
+	put_le32(m + p + 4, (uint32_t)n);
+	*len = p + 8;
+	return m;
+}
+
+static void test_headers(void)
+{
+	uint8_t data[3000];
+	size_t rawlen, mlen, n = sizeof(data);
+	uint8_t *raw, *m, *out = NULL;
+	char name[64];
+	int st;
+
+	gen_text(data, n);
+	raw = deflate_raw(data, n, 9, &rawlen);
+
+	/* Every combination of the optional fields (and FTEXT). */
+	for (unsigned flg = 0; flg < 0x20; flg++) {
+		snprintf(name, sizeof name, "header-flags-0x%02x", flg);
+		begin_case();
+		m = make_member((uint8_t)flg, raw, rawlen, data, n, &mlen);
+		check_member(data, n, m, mlen, "flags");
+		if (!zlib_accepts(m, mlen, n, NULL))
+			failf("zlib does not accept the member we built");
+		/* Every cut inside the header is TRUNCATED. */
+		for (size_t cut = 0; cut < mlen - rawlen - 8; cut++)
+			if ((st = run_decode(m, cut, n, NULL)) != DECODE_TRUNCATED)
+				failf("cut at %zu (in the header) gave %s", cut, status_name(st));
+		if (flg & 0x02) {
+			/* Damaged header CRC. */
+			m[mlen - rawlen - 8 - 1] ^= 0x40;
+			if ((st = run_decode(m, mlen, n, NULL)) != DECODE_CHECK_MISMATCH)
+				failf("damaged FHCRC gave %s", status_name(st));
+		}
+		free(m);
+		end_case(name);
+	}
+
+	begin_case();
+	m = make_member(0x1c, raw, rawlen, data, n, &mlen);
+	for (unsigned bit = 0x20; bit <= 0x80; bit <<= 1) {
+		m[3] = (uint8_t)(0x1c | bit);
+		if ((st = run_decode(m, mlen, n, NULL)) != DECODE_CORRUPT)
+			failf("reserved FLG bit 0x%02x gave %s", bit, status_name(st));
+		/* ... even when that is all there is */
+		if ((st = run_decode(m, 4, n, NULL)) != DECODE_CORRUPT)
+			failf("4 bytes with reserved FLG bit 0x%02x gave %s", bit, status_name(st));
+	}
+	m[3] = 0x1c;
+	for (size_t i = 0; i < 3; i++) {
+		m[i] ^= 0x01;
+		if ((st = run_decode(m, mlen, n, NULL)) != DECODE_CORRUPT)
+			failf("damaged byte %zu of ID1/ID2/CM gave %s", i, status_name(st));
+		if ((st = run_decode(m, i + 1, n, NULL)) != DECODE_CORRUPT)
+			failf("damaged byte %zu of ID1/ID2/CM, cut after it, gave %s", i, status_name(st));
+		m[i] ^= 0x01;
+	}
+	/* A name without its terminator runs into the data: whatever
+	 * follows, never out of bounds; with the whole input one string,
+	 * TRUNCATED. */
+	{
+		uint8_t hdr[40] = { 0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3 };
+
+		memset(hdr + 10, 'x', sizeof(hdr) - 10);
+		if ((st = run_decode(hdr, sizeof(hdr), 10, NULL)) != DECODE_TRUNCATED)
+			failf("unterminated FNAME gave %s", status_name(st));
+		hdr[3] = 0x04;  /* FEXTRA with XLEN 0x7878 > input */
+		if ((st = run_decode(hdr, sizeof(hdr), 10, NULL)) != DECODE_TRUNCATED)
+			failf("FEXTRA longer than the input gave %s", status_name(st));
+	}
+	if ((st = run_decode(m, 0, n, NULL)) != DECODE_TRUNCATED)
+		failf("empty input gave %s", status_name(st));
+	if ((st = run_decode(NULL, 0, 0, NULL)) != DECODE_TRUNCATED)
+		failf("empty input, empty output gave %s", status_name(st));
+	{
+		void *ws = xmalloc(DECODE_WORKSPACE_gzip);
+
+		if ((st = gzip_decode(NULL, 0, NULL, 0, ws)) != DECODE_TRUNCATED ||
+		    (st = gzip_decode_safe(NULL, 0, NULL, 0, ws)) != DECODE_TRUNCATED)
+			failf("NULL src and dst gave %s", status_name(st));
+		free(ws);
+	}
+	free(m);
+	end_case("header-damage");
+
+	/* The trailer: CRC32, ISIZE, and nothing after it. */
+	begin_case();
+	m = make_member(0, raw, rawlen, data, n, &mlen);
+	for (size_t i = mlen - 8; i < mlen; i++) {
+		for (unsigned bit = 1; bit < 256; bit <<= 1) {
+			m[i] ^= (uint8_t)bit;
+			if ((st = run_decode(m, mlen, n, NULL)) != DECODE_CHECK_MISMATCH)
+				failf("trailer byte %zu bit 0x%02x flipped gave %s", i - (mlen - 8), bit,
+				      status_name(st));
+			m[i] ^= (uint8_t)bit;
+		}
+	}
+	{
+		uint8_t *longer = xmalloc(mlen + 1);
+
+		memcpy(longer, m, mlen);
+		longer[mlen] = 0;
+		if ((st = run_decode(longer, mlen + 1, n, NULL)) != DECODE_CORRUPT)
+			failf("a byte after the trailer gave %s", status_name(st));
+		free(longer);
+	}
+	{
+		/* Two members: only one is decoded, the second is "after". */
+		uint8_t *two = xmalloc(2 * mlen);
+
+		memcpy(two, m, mlen);
+		memcpy(two + mlen, m, mlen);
+		if ((st = run_decode(two, 2 * mlen, n, NULL)) != DECODE_CORRUPT)
+			failf("two members gave %s", status_name(st));
+		if ((st = run_decode(two, 2 * mlen, 2 * n, NULL)) != DECODE_SHORT_OUTPUT)
+			failf("two members, both sizes, gave %s", status_name(st));
+		free(two);
+	}
+	/* Output in memory: the decoder's bytes before the trailer check are
+	 * the data even when the trailer is damaged. */
+	m[mlen - 1] ^= 1;
+	st = run_decode(m, mlen, n, &out);
+	if (st != DECODE_CHECK_MISMATCH || first_diff(out, data, n) != n)
+		failf("damaged ISIZE: %s, output %s", status_name(st),
+		      first_diff(out, data, n) == n ? "intact" : "differs");
+	free(out);
+	free(m);
+	end_case("trailer-damage");
+	free(raw);
+}
+
+/* ---- truncation ------------------------------------------------------------
+ * Every proper prefix of a member is TRUNCATED: header, DEFLATE data and
+ * trailer alike. */
+static void test_truncation(void)
+{
+	static const size_t sizes[] = { 0, 1, 5, 60, 300, 2000, 9000 };
+	uint8_t *data = xmalloc(9000);
+	char name[64];
+
+	for (int c = 0; c < NUM_COMP; c++) {
+		snprintf(name, sizeof name, "truncations/%s", comp_name[c]);
+		begin_case();
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && !case_failed; k++) {
+			size_t n = sizes[k], clen;
+			uint8_t *gz;
+
+			if (k % 2)
+				gen_text(data, n);
+			else
+				gen_mixed(data, n);
+			gz = make_gzip((enum comp)c, data, n, &clen);
+			for (size_t cut = 0; cut < clen && !case_failed; cut++) {
+				int st = run_decode(gz, cut, n, NULL);
+
+				if (st != DECODE_TRUNCATED)
+					failf("n=%zu clen=%zu cut at %zu: %s, want TRUNCATED", n, clen, cut,
+					      status_name(st));
+			}
+			free(gz);
+		}
+		end_case(name);
+	}
+	free(data);
+}
+
+/* ---- hand-made DEFLATE streams ------------------------------------------ */
+
+struct bitw {
+	uint8_t buf[4096];
+	size_t nbits;
+};
+
+static void put_bits(struct bitw *w, uint32_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++, w->nbits++) {
+		if ((w->nbits & 7) == 0)
+			w->buf[w->nbits >> 3] = 0;
+		w->buf[w->nbits >> 3] |= (uint8_t)(((v >> i) & 1) << (w->nbits & 7));
+	}
+}
+
+/* A Huffman code: most significant bit first. */
+static void put_code(struct bitw *w, uint32_t code, unsigned len)
+{
+	while (len--)
+		put_bits(w, (code >> len) & 1, 1);
+}
+
+static size_t bytes_of(const struct bitw *w)
+{
+	return (w->nbits + 7) / 8;
+}
+
+/* Fixed literal/length code (3.2.6). */
+static void put_fixed_litlen(struct bitw *w, unsigned sym)
+{
+	if (sym < 144)
+		put_code(w, 0x30 + sym, 8);
+	else if (sym < 256)
+		put_code(w, 0x190 + sym - 144, 9);
+	else if (sym < 280)
+		put_code(w, sym - 256, 7);
+	else
+		put_code(w, 0xc0 + sym - 280, 8);
+}
+
+/* Wraps raw DEFLATE bits in a gzip member whose trailer describes
+ * expect[0..n). */
+static uint8_t *wrap(const struct bitw *w, const uint8_t *expect, size_t n, size_t *len)
+{
+	return make_member(0, w->buf, bytes_of(w), expect, n, len);
+}
+
+/* Checks one hand-made stream: our status, and zlib's verdict (accepts
+ * exactly when we say OK, with the same bytes). */
+static void check_stream(const char *what, const struct bitw *w, const uint8_t *expect, size_t n,
+			 int want)
+{
+	size_t mlen;
+	uint8_t *m = wrap(w, expect, n, &mlen), *out = NULL, *zout = NULL;
+	int st = run_decode(m, mlen, n, &out);
+	int zok = zlib_accepts(m, mlen, n, &zout);
+
+	if (st != want)
+		failf("%s: %s, want %s", what, status_name(st), status_name(want));
+	else if (st == DECODE_OK && first_diff(out, expect, n) != n)
+		failf("%s: wrong output", what);
+	if (zok != (st == DECODE_OK))
+		failf("%s: zlib %s it, we say %s", what, zok ? "accepts" : "rejects", status_name(st));
+	else if (zok && first_diff(out, zout, n) != n)
+		failf("%s: differs from zlib", what);
+	free(m);
+	free(out);
+	free(zout);
+}
+
+/* Writes a dynamic block header for the given code lengths, sent with a
+ * precode whose lengths are pre[] (all lengths sent literally, 0..15). */
+static void put_dynamic_header(struct bitw *w, int final, const uint8_t *lens, unsigned hlit,
+			       unsigned hdist)
+{
+	static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+	/* Precode: lengths 0..15 with 5-bit codes except 16/17/18 unused,
+	 * then complete: 16 codes of length 4 = complete. */
+	uint8_t pre[19] = { 0 };
+
+	for (int i = 0; i < 16; i++)
+		pre[i] = 4;
+	put_bits(w, (uint32_t)final, 1);
+	put_bits(w, 2, 2);
+	put_bits(w, hlit - 257, 5);
+	put_bits(w, hdist - 1, 5);
+	put_bits(w, 19 - 4, 4);
+	for (int i = 0; i < 19; i++)
+		put_bits(w, pre[order[i]], 3);
+	/* Canonical precode: symbol s (0..15) has code s, 4 bits. */
+	for (unsigned i = 0; i < hlit + hdist; i++)
+		put_code(w, lens[i], 4);
+}
+
+/* Canonical codes for lens[0..n) (3.2.2). */
+static void canonical(const uint8_t *lens, unsigned n, uint32_t *codes)
+{
+	unsigned count[16] = { 0 }, next[16] = { 0 }, code = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		count[lens[i]]++;
+	count[0] = 0;
+	for (int b = 1; b < 16; b++) {
+		code = (code + count[b - 1]) << 1;
+		next[b] = code;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (lens[i])
+			codes[i] = next[lens[i]]++;
+}
+
+static void test_handmade(void)
+{
+	struct bitw w;
+	uint8_t expect[600];
+
+	begin_case();
+
+	/* Fixed block: "ab", then a match of 258 at distance 2, EOB. */
+	memset(&w, 0, sizeof(w));
+	put_bits(&w, 1, 1);
+	put_bits(&w, 1, 2);
+	put_fixed_litlen(&w, 'a');
+	put_fixed_litlen(&w, 'b');
+	put_fixed_litlen(&w, 285);      /* 258 */
+	put_code(&w, 1, 5);             /* distance code 1: 2 */
+	put_fixed_litlen(&w, 256);
+	for (int i = 0; i < 260; i++)
+		expect[i] = (uint8_t)(i % 2 ? 'b' : 'a');
+	check_stream("fixed ab + match", &w, expect, 260, DECODE_OK);
+
+	/* The same with distance 3: one byte before the start. */
+	memset(&w, 0, sizeof(w));
+	put_bits(&w, 1, 1);
+	put_bits(&w, 1, 2);
+	put_fixed_litlen(&w, 'a');
+	put_fixed_litlen(&w, 'b');
+	put_fixed_litlen(&w, 285);
+	put_code(&w, 2, 5);             /* distance 3 */
+	put_fixed_litlen(&w, 256);
+	check_stream("distance too far", &w, expect, 260, DECODE_BAD_OFFSET);
+
+	/* Distance codes 30 and 31, literal/length codes 286 and 287. */
+	for (unsigned d = 30; d < 32; d++) {
+		memset(&w, 0, sizeof(w));
+		put_bits(&w, 1, 1);
+		put_bits(&w, 1, 2);
+		put_fixed_litlen(&w, 'a');
+		put_fixed_litlen(&w, 257);
+		put_code(&w, d, 5);
+		put_fixed_litlen(&w, 256);
+		check_stream("distance code 30/31", &w, expect, 4, DECODE_CORRUPT);
+	}
+	for (unsigned s = 286; s < 288; s++) {
+		memset(&w, 0, sizeof(w));
+		put_bits(&w, 1, 1);
+		put_bits(&w, 1, 2);
+		put_fixed_litlen(&w, 'a');
+		put_fixed_litlen(&w, s);
+		put_code(&w, 0, 5);
+		put_fixed_litlen(&w, 256);
+		check_stream("length code 286/287", &w, expect, 4, DECODE_CORRUPT);
+	}
+
+	/* Block type 3. */
+	memset(&w, 0, sizeof(w));
+	put_bits(&w, 1, 1);
+	put_bits(&w, 3, 2);
+	put_bits(&w, 0, 16);
+	check_stream("block type 3", &w, expect, 0, DECODE_CORRUPT);
+
+	/* Stored: LEN/NLEN mismatch; then a good one, empty and not. */
+	memset(&w, 0, sizeof(w));
+	put_bits(&w, 1, 1);
+	put_bits(&w, 0, 2);
+	put_bits(&w, 0, 5);
+	put_bits(&w, 3, 16);
+	put_bits(&w, 0xfffb, 16);
+	put_bits(&w, 'x' | 'y' << 8, 16);
+	put_bits(&w, 'z', 8);
+	memcpy(expect, "xyz", 3);
+	check_stream("stored NLEN wrong", &w, expect, 3, DECODE_CORRUPT);
+	memset(&w, 0, sizeof(w));
+	put_bits(&w, 0, 1);
+	put_bits(&w, 0, 2);
+	put_bits(&w, 0, 5);
+	put_bits(&w, 0, 16);
+	put_bits(&w, 0xffff, 16);       /* empty stored block */
+	put_bits(&w, 1, 1);
+	put_bits(&w, 0, 2);
+	put_bits(&w, 0, 5);
+	put_bits(&w, 3, 16);
+	put_bits(&w, 0xfffc, 16);
+	put_bits(&w, 'x' | 'y' << 8, 16);
+	put_bits(&w, 'z', 8);
+	check_stream("stored empty + xyz", &w, expect, 3, DECODE_OK);
+
+	/* Dynamic blocks.  lens[]: literal/length then distance lengths. */
+	{
+		uint8_t lens[320];
+		uint32_t codes[320];
+		unsigned hlit = 257, hdist = 1;
+
+		/* Only EOB, with one code of one bit: incomplete, allowed;
+		 * no distance codes at all (one zero length). */
+		memset(lens, 0, sizeof(lens));
+		lens[256] = 1;
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, 0, 1);
+		check_stream("dynamic: EOB only (one 1-bit code)", &w, expect, 0, DECODE_OK);
+
+		/* 'a' and EOB with 1-bit codes, one distance code of one bit:
+		 * "a", then a match 3 at distance 1 (code 0 of one bit). */
+		memset(lens, 0, sizeof(lens));
+		hlit = 258;
+		lens['a'] = 2;
+		lens[256] = 2;
+		lens[257] = 1;          /* length 3 */
+		lens[hlit] = 1;         /* distance code 0 (distance 1), one bit */
+		canonical(lens, hlit, codes);
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, codes['a'], 2);
+		put_code(&w, codes[257], 1);
+		put_code(&w, 0, 1);
+		put_code(&w, codes[256], 2);
+		memset(expect, 'a', 4);
+		check_stream("dynamic: one 1-bit distance code", &w, expect, 4, DECODE_OK);
+
+		/* The missing half of that distance code. */
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, codes['a'], 2);
+		put_code(&w, codes[257], 1);
+		put_code(&w, 1, 1);
+		put_code(&w, codes[256], 2);
+		check_stream("dynamic: unused half of a 1-bit code", &w, expect, 4, DECODE_CORRUPT);
+
+		/* No distance code at all, and a length used. */
+		lens[hlit] = 0;
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, codes['a'], 2);
+		put_code(&w, codes[257], 1);
+		put_code(&w, 0, 1);
+		put_code(&w, codes[256], 2);
+		check_stream("dynamic: length without distance codes", &w, expect, 4, DECODE_CORRUPT);
+
+		/* Incomplete literal/length code with more than one code. */
+		memset(lens, 0, sizeof(lens));
+		lens['a'] = 2;
+		lens[256] = 2;
+		lens[hlit] = 1;
+		canonical(lens, hlit, codes);
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, codes['a'], 2);
+		put_code(&w, codes[256], 2);
+		check_stream("dynamic: incomplete literal/length code", &w, expect, 1, DECODE_CORRUPT);
+
+		/* Over-subscribed: three 1-bit codes. */
+		lens['b'] = 1;
+		lens['a'] = 1;
+		lens[256] = 1;
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, 0, 8);
+		check_stream("dynamic: over-subscribed", &w, expect, 1, DECODE_CORRUPT);
+
+		/* Missing end-of-block code. */
+		memset(lens, 0, sizeof(lens));
+		lens['a'] = 1;
+		lens['b'] = 1;
+		lens[hlit] = 1;
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		put_code(&w, 0, 8);
+		check_stream("dynamic: no end-of-block code", &w, expect, 1, DECODE_CORRUPT);
+
+		/* HLIT 287 (30 length codes). */
+		memset(lens, 0, sizeof(lens));
+		lens['a'] = 1;
+		lens[256] = 1;
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, 287, 1);
+		put_code(&w, 0, 1);
+		put_code(&w, 1, 1);
+		expect[0] = 'a';
+		check_stream("dynamic: HLIT 287", &w, expect, 1, DECODE_CORRUPT);
+		/* ... and 286 is fine */
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, 286, 1);
+		put_code(&w, 0, 1);
+		put_code(&w, 1, 1);
+		check_stream("dynamic: HLIT 286", &w, expect, 1, DECODE_OK);
+		/* HDIST 31 */
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 1, lens, 257, 31);
+		put_code(&w, 0, 1);
+		put_code(&w, 1, 1);
+		check_stream("dynamic: HDIST 31", &w, expect, 1, DECODE_CORRUPT);
+
+		/* 15-bit codes: a code with lengths 1, 2, ..., 14, 15, 15 over
+		 * literals 0..15 and EOB. */
+		memset(lens, 0, sizeof(lens));
+		for (int i = 0; i < 15; i++)
+			lens[i] = (uint8_t)(i + 1);
+		lens[256] = 15;
+		canonical(lens, hlit, codes);
+		memset(&w, 0, sizeof(w));
+		put_dynamic_header(&w, 0, lens, hlit, hdist);
+		for (int rep = 0; rep < 3; rep++)
+			for (int i = 14; i >= 0; i--)
+				put_code(&w, codes[i], lens[i]);
+		put_code(&w, codes[256], 15);
+		/* a second block, fixed, final, with a far match into the
+		 * first one */
+		put_bits(&w, 1, 1);
+		put_bits(&w, 1, 2);
+		put_fixed_litlen(&w, 257 + 8);  /* 11 + 1 extra bit */
+		put_bits(&w, 1, 1);             /* 12 */
+		put_code(&w, 8, 5);             /* distance code 8: 17 + 3 bits */
+		put_bits(&w, 5, 3);             /* 22 */
+		put_fixed_litlen(&w, 256);
+		{
+			size_t k = 0;
+
+			for (int rep = 0; rep < 3; rep++)
+				for (int i = 14; i >= 0; i--)
+					expect[k++] = (uint8_t)i;
+			for (int i = 0; i < 12; i++, k++)
+				expect[k] = expect[k - 22];
+			check_stream("dynamic: 1..15-bit codes, then fixed", &w, expect, k, DECODE_OK);
+		}
+
+		/* Repeat code 16 first. */
+		memset(&w, 0, sizeof(w));
+		put_bits(&w, 1, 1);
+		put_bits(&w, 2, 2);
+		put_bits(&w, 0, 5);
+		put_bits(&w, 0, 5);
+		put_bits(&w, 0, 4);             /* 4 precode lengths: 16, 17, 18, 0 */
+		put_bits(&w, 1, 3);
+		put_bits(&w, 1, 3);
+		put_bits(&w, 0, 3);
+		put_bits(&w, 0, 3);             /* 16 and 17: one bit each */
+		put_code(&w, 0, 1);             /* 16 */
+		put_bits(&w, 0, 2);
+		check_stream("dynamic: repeat with nothing to repeat", &w, expect, 0, DECODE_CORRUPT);
+
+		/* Zeros past the end of the lengths: 17 with 10 zeros at the
+		 * last 5 of 258. */
+		memset(&w, 0, sizeof(w));
+		put_bits(&w, 1, 1);
+		put_bits(&w, 2, 2);
+		put_bits(&w, 0, 5);
+		put_bits(&w, 0, 5);
+		put_bits(&w, 15, 4);            /* all 19 */
+		{
+			/* precode: 18 and 17: 1 bit each */
+			static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+			uint8_t pre[19] = { 0 };
+
+			pre[17] = 1;
+			pre[18] = 1;
+			for (int i = 0; i < 19; i++)
+				put_bits(&w, pre[order[i]], 3);
+		}
+		put_code(&w, 1, 1);             /* 18: 11 + 127 = 138 zeros */
+		put_bits(&w, 127, 7);
+		put_code(&w, 1, 1);             /* 18: 11 + 104 = 115 zeros: 253 */
+		put_bits(&w, 104, 7);
+		put_code(&w, 0, 1);             /* 17: 3 + 7 = 10 zeros, only 5 left */
+		put_bits(&w, 7, 3);
+		check_stream("dynamic: zeros past the end", &w, expect, 0, DECODE_CORRUPT);
+	}
+	end_case("handmade-streams");
+}
+
+/* ---- damage ---------------------------------------------------------------
+ * Random damage to good members and pure garbage: any status, never an
+ * access out of bounds (ASan), and the same verdict as zlib's inflate. */
+static void test_garbage(void)
+{
+	enum { ROUNDS = 3000 };
+	uint8_t *data = xmalloc(70000);
+	unsigned ok_count = 0;
+
+	begin_case();
+	for (int round = 0; round < ROUNDS && !case_failed; round++) {
+		size_t n = 1 + rng_below(round % 4 == 0 ? 66000 : 600);
+		size_t clen, dst_len;
+		uint8_t *gz, *out = NULL, *zout = NULL;
+		int st, zok;
+
+		switch (round % 3) {
+		case 0: gen_semi(data, n); break;
+		case 1: gen_text(data, n); break;
+		default: gen_mixed(data, n); break;
+		}
+		gz = make_gzip((enum comp)(round % NUM_COMP), data, n, &clen);
+
+		switch (rng_below(6)) {
+		case 0:         /* garbage after a good header */
+			if (clen > 10)
+				gen_random(gz + 10, clen - 10);
+			break;
+		case 1:         /* one byte replaced */
+			gz[rng_below(clen)] = (uint8_t)rng();
+			break;
+		case 2:         /* a few bit flips in the DEFLATE data */
+			for (int k = 1 + (int)rng_below(8); k > 0; k--) {
+				size_t at = 10 + rng_below(clen - 18);
+
+				gz[at] ^= (uint8_t)(1u << rng_below(8));
+			}
+			break;
+		case 3:         /* bit flips and a cut */
+			gz[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
+			clen = rng_below(clen + 1);
+			break;
+		case 4:         /* one bit flip near the start of the data */
+			gz[10 + rng_below(clen - 18 < 40 ? clen - 18 : 40)] ^= (uint8_t)(1u << rng_below(8));
+			break;
+		default:        /* intact, wrong size below */
+			break;
+		}
+		switch (rng_below(4)) {
+		case 0: dst_len = rng_below(n * 2 + 8); break;
+		case 1: dst_len = n + rng_below(8); break;
+		case 2: dst_len = n > 8 ? n - rng_below(8) : n; break;
+		default: dst_len = n; break;
+		}
+
+		st = run_decode(gz, clen, dst_len, &out);
+		zok = zlib_accepts(gz, clen, dst_len, &zout);
+		if (st == DECODE_OK)
+			ok_count++;
+		if (zok != (st == DECODE_OK))
+			failf("round %d: we say %s, zlib %s", round, status_name(st), zok ? "accepts" : "rejects");
+		else if (zok && first_diff(out, zout, dst_len) != dst_len)
+			failf("round %d: both accept, output differs", round);
+		free(out);
+		free(zout);
+		free(gz);
+	}
+	end_case("damage-3000");
+	printf("note: damage: %u of %d decoded OK (zlib agreed on every one)\n", ok_count, ROUNDS);
+	free(data);
+}
+
+int main(int argc, char **argv)
+{
+	test_inputs();
+	test_files(argc, argv);
+	test_headers();
+	test_truncation();
+	test_handmade();
+	test_garbage();
+	printf("test_gzip: %u passed, %u failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
