@@ -51,6 +51,12 @@
 #define LZ_ALWAYS_INLINE inline __attribute__((always_inline))
 #define LZ_LIKELY(x)     __builtin_expect(!!(x), 1)
 #define LZ_UNLIKELY(x)   __builtin_expect(!!(x), 0)
+#define LZ_NOINLINE      __attribute__((noinline))
+/* The loops that do the work.  Also keeps them optimised for speed:
+ * GCC would otherwise treat what only cold code calls as cold. */
+#define LZ_HOT           __attribute__((noinline, hot))
+/* Runs once per stream, block or chunk: optimised for size. */
+#define LZ_COLD          __attribute__((cold))
 
 /* ---- Range coder ("The range decoder") ---------------------------------- */
 
@@ -265,40 +271,48 @@ static LZ_ALWAYS_INLINE unsigned rc_bit(struct rc *rc, uint16_t *prob)
 	return bit;
 }
 
-/* One adaptive bit without a branch on its value, for bit trees whose bits
- * are close to random (literals): *sym = *sym * 2 + bit.  The update is the
- * same as rc_bit's: with m = 0 or ~0 (bit 0 or 1) and t = PROB_MAX or 0,
- *   p - ((p - t) >> 5)  (arithmetic shift)
- * is p + ((2048 - p) >> 5) for bit 0 (since p <= 2017, rounding the
- * negative shift down adds exactly that) and p - (p >> 5) for bit 1. */
-static LZ_ALWAYS_INLINE void rc_bit_tree_step(struct rc *rc, uint16_t *probs, uint32_t *sym)
+/* One adaptive bit without a branch on its value, for bit trees, whose
+ * bits are close to random (literals) or only summed (lengths,
+ * distances): returns the bit.  With m = ~0 for a 1 bit and 0 for a 0
+ * bit, and t = 0 or PROB_MAX, the update
+ *   p - ((p - t) >> 5)   (arithmetic shift)
+ * is p - (p >> 5) for a 1 bit and, since p <= PROB_MAX (the shift of the
+ * negative p - 2017 rounds down by exactly the right amount),
+ * p + ((2048 - p) >> 5) for a 0 bit: rc_bit's update without a branch. */
+static LZ_ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
 {
-	uint32_t p = probs[*sym];
+	uint32_t p = *prob;
 	uint32_t bound = (rc->range >> PROB_BITS) * p;
 	uint32_t m = 0u - (uint32_t)(rc->code >= bound);
 	uint32_t t = PROB_MAX & ~m;
 
 	rc->code -= bound & m;
 	rc->range = (bound & ~m) | ((rc->range - bound) & m);
-	probs[*sym] = (uint16_t)(p - (uint32_t)((int32_t)(p - t) >> PROB_MOVE_BITS));
-	*sym = (*sym << 1) - m;
+	*prob = (uint16_t)(p - (uint32_t)((int32_t)(p - t) >> PROB_MOVE_BITS));
 	rc_normalize(rc);
+	return m & 1;
 }
 
-/* "BitTreeDecode": nbits bits, most significant first; 0..2^nbits - 1. */
+/* "BitTreeDecode": nbits bits, most significant first, through the tree
+ * at probs (indexed from 1); returns them plus 2^nbits (the caller
+ * subtracts).  Branches on each bit: these trees (lengths, distance
+ * slots) are skewed enough for the branches to be predicted; a constant
+ * nbits unrolls. */
 static LZ_ALWAYS_INLINE unsigned rc_tree(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
-	unsigned sym = 1;
+	unsigned m = 1;
 
-	for (unsigned i = 0; i < nbits; i++)
-		sym = sym << 1 | rc_bit(rc, &probs[sym]);
-	return sym - (1u << nbits);
+	do
+		m = m << 1 | rc_bit(rc, &probs[m]);
+	while (--nbits);
+	return m;
 }
 
-/* "BitTreeReverseDecode": nbits bits, least significant first. */
-static LZ_ALWAYS_INLINE unsigned rc_tree_rev(struct rc *rc, uint16_t *probs, unsigned nbits)
+/* "BitTreeReverseDecode": nbits (>= 1) bits, least significant first. */
+static LZ_ALWAYS_INLINE uint32_t rc_tree_rev(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
-	unsigned m = 1, sym = 0;
+	unsigned m = 1;
+	uint32_t sym = 0;
 
 	for (unsigned i = 0; i < nbits; i++) {
 		unsigned bit = rc_bit(rc, &probs[m]);
@@ -332,16 +346,11 @@ static LZ_ALWAYS_INLINE uint32_t rc_direct(struct rc *rc, unsigned n)
 /* A plain literal: 8 bits of the coder's first 256-entry tree. */
 static LZ_ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
 {
-	uint32_t sym = 1;
+	unsigned sym = 1;
 
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
-	rc_bit_tree_step(rc, probs, &sym);
+	do
+		sym = sym << 1 | rc_bit_nb(rc, &probs[sym]);
+	while (sym < 0x100);
 	return sym & 0xFF;
 }
 
@@ -352,46 +361,65 @@ static LZ_ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
  * after, so one index expression serves both phases. */
 static LZ_ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
 {
-	uint32_t sym = 1;
-	unsigned offs = 0x100;
+	unsigned sym = 1, offs = 0x100;
 
 	do {
 		match_byte <<= 1;
 		unsigned mbit = match_byte & offs;      /* 0 or 0x100 (while offs) */
+		unsigned bit = rc_bit_nb(rc, &probs[offs + mbit + sym]);
 
-		rc_bit_tree_step(rc, probs + offs + mbit, &sym);
+		sym = sym << 1 | bit;
 		/* bit == match bit keeps offs; a difference clears it. */
-		offs &= (sym & 1) ? mbit : ~mbit;
+		offs &= bit ? mbit : ~mbit;
 	} while (sym < 0x100);
 	return sym & 0xFF;
 }
 
-/* The length of a match, minus MATCH_LEN_MIN: 0..271. */
+/* The length of a match, minus MATCH_LEN_MIN: 0..271.  The low and mid
+ * ranges (3 bits, the common lengths 2..17) share one unrolled tree; the
+ * high range (8 bits) is a loop. */
 static LZ_ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l, unsigned ps)
 {
-	if (!rc_bit(rc, &l->choice))
-		return rc_tree(rc, l->low[ps], LEN_LOW_BITS);
-	if (!rc_bit(rc, &l->choice2))
-		return LEN_LOW_SYMS + rc_tree(rc, l->mid[ps], LEN_MID_BITS);
-	return LEN_LOW_SYMS + LEN_MID_SYMS + rc_tree(rc, l->high, LEN_HIGH_BITS);
+	uint16_t *probs = l->low[ps];
+	unsigned base = 0;
+
+	if (rc_bit(rc, &l->choice)) {
+		if (rc_bit(rc, &l->choice2)) {
+			unsigned n = LEN_HIGH_BITS, m = 1;
+
+			do
+				m = m << 1 | rc_bit(rc, &l->high[m]);
+			while (--n);
+			return LEN_LOW_SYMS + LEN_MID_SYMS + m - LEN_HIGH_SYMS;
+		}
+		probs = l->mid[ps];
+		base = LEN_LOW_SYMS;
+	}
+	return base + rc_tree(rc, probs, LEN_LOW_BITS) - LEN_LOW_SYMS;
 }
 
 /* A new distance ("DecodeDistance"), minus one; len is the match length
- * minus MATCH_LEN_MIN. */
+ * minus MATCH_LEN_MIN.  One reverse-tree loop serves both the slots with
+ * their own trees (4..13) and the align bits of the others. */
 static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len)
 {
 	unsigned ls = len < DIST_STATES - 1 ? len : DIST_STATES - 1;
-	unsigned slot = rc_tree(rc, p->dist_slot[ls], DIST_SLOT_BITS);
+	unsigned slot = rc_tree(rc, p->dist_slot[ls], DIST_SLOT_BITS) - (1u << DIST_SLOT_BITS);
 
 	if (slot < DIST_MODEL_START)
 		return slot;
 	unsigned nd = (slot >> 1) - 1;                  /* 1..30 footer bits */
 	uint32_t dist = (2u | (slot & 1)) << nd;
+	uint16_t *probs;
 
-	if (slot < DIST_MODEL_END)
-		return dist + rc_tree_rev(rc, p->dist_special + dist - slot, nd);
-	dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
-	return dist + rc_tree_rev(rc, p->dist_align, ALIGN_BITS);
+	if (slot < DIST_MODEL_END) {
+		probs = p->dist_special + dist - slot;
+	} else {
+		dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
+		probs = p->dist_align;
+		nd = ALIGN_BITS;
+	}
+	return dist + rc_tree_rev(rc, probs, nd);
 }
 
 /* ---- Copies ------------------------------------------------------------- */
@@ -421,10 +449,13 @@ enum run_end {
 /* Decodes symbols into [*pop, olimit) while each starts at ip <= ilimit,
  * with IN_MARGIN readable bytes from ilimit on.  oend is the end of the
  * whole output buffer (wild copies may write up to it).  Keeps the LZMA
- * state in s and the range coder in *rcp. */
-__attribute__((noinline))
-static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
-		    uint8_t **pop, uint8_t *olimit, uint8_t *oend)
+ * state in s and the range coder in *rcp.
+ *
+ * With marker_after set, a full output does not end the run: one more
+ * symbol is decoded, which must be the end marker (RUN_MARKER); anything
+ * else would write past olimit (DECODE_OUTPUT_OVERRUN). */
+LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
+				uint8_t **pop, uint8_t *olimit, uint8_t *oend, int marker_after)
 {
 	struct rc rc = *rcp;
 	uint8_t *op = *pop;
@@ -435,10 +466,6 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 	int end = RUN_OUT_FULL;
 
 	for (;;) {
-		/* Guards the output: the symbol writes at op (a literal) or
-		 * is checked against olimit below (a match). */
-		if (op >= olimit)
-			break;
 		/* Guards the input: one symbol reads at most IN_MARGIN bytes
 		 * from ip, and ilimit leaves that many readable. */
 		if (rc.ip > ilimit) {
@@ -448,7 +475,15 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 		const size_t pos = (size_t)(op - dict);
 		const unsigned ps = (unsigned)pos & pb_mask;
 
-		if (!rc_bit(&rc, &pr->is_match[state][ps])) {
+		/* Guards the output: a literal writes at op (a match is
+		 * checked against olimit below). */
+		if (LZ_UNLIKELY(op >= olimit)) {
+			if (!marker_after)
+				break;
+			/* Only the end marker, a match, may follow. */
+			if (!rc_bit(&rc, &pr->is_match[state][ps]))
+				return DECODE_OUTPUT_OVERRUN;
+		} else if (!rc_bit(&rc, &pr->is_match[state][ps])) {
 			/* Literal.  The byte before is 0 right after a
 			 * dictionary reset. */
 			unsigned prev = op > dict ? op[-1] : 0;
@@ -469,19 +504,19 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 			continue;
 		}
 
+		/* A match ("IsRep", "IsRep0", "IsRep0Long", "IsRep1",
+		 * "IsRep2"): its kind, length and distance. */
+		const unsigned after_lit = state < LZMA_LIT_STATES;
+		struct lzma_len_probs *lens;
 		size_t len;
 
 		if (rc_bit(&rc, &pr->is_rep[state])) {
 			if (!rc_bit(&rc, &pr->is_rep0[state])) {
 				if (!rc_bit(&rc, &pr->is_rep0_long[state][ps])) {
 					/* "Short rep": one byte from rep0. */
-					state = state < LZMA_LIT_STATES ? 9 : 11;
-					/* Guards the source: before dict. */
-					if (rep0 >= pos)
-						return DECODE_BAD_OFFSET;
-					*op = op[-(ptrdiff_t)rep0 - 1];
-					op++;
-					continue;
+					state = after_lit ? 9 : 11;
+					len = 1;
+					goto copy;
 				}
 			} else {
 				uint32_t d;
@@ -500,14 +535,17 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 				s->rep1 = rep0;
 				rep0 = d;
 			}
-			len = rc_len(&rc, &pr->rep_len, ps);
-			state = state < LZMA_LIT_STATES ? 8 : 11;
+			state = after_lit ? 8 : 11;
+			lens = &pr->rep_len;
 		} else {
 			s->rep3 = s->rep2;
 			s->rep2 = s->rep1;
 			s->rep1 = rep0;
-			len = rc_len(&rc, &pr->match_len, ps);
-			state = state < LZMA_LIT_STATES ? 7 : 10;
+			state = after_lit ? 7 : 10;
+			lens = &pr->match_len;
+		}
+		len = rc_len(&rc, lens, ps);
+		if (lens == &pr->match_len) {
 			rep0 = rc_dist(&rc, pr, (unsigned)len);
 			/* Guards the dictionary size; the end marker is the
 			 * one distance at or above every limit. */
@@ -520,10 +558,7 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 			}
 		}
 		len += MATCH_LEN_MIN;
-		/* Guards the match source: before the start of the output
-		 * or the last dictionary reset. */
-		if (rep0 >= pos)
-			return DECODE_BAD_OFFSET;
+copy:
 		/* Guards the match end against the output limit. */
 		if (len > (size_t)(olimit - op))
 			return DECODE_OUTPUT_OVERRUN;
@@ -532,6 +567,10 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 			const uint8_t *m = op - dist;
 			uint8_t *const mend = op + len;
 
+			/* Guards the match source: before the start of the
+			 * output or the last dictionary reset. */
+			if (dist > pos)
+				return DECODE_BAD_OFFSET;
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
 			if (dist >= COPY_CHUNK && LZ_LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
@@ -565,23 +604,25 @@ static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
  * return *consumed is how many bytes of the data, from data_start, the
  * decoder took: more than in_end - data_start means it read past the end
  * (into the padding or the next bytes).  rc->ip is left pointing into
- * src or into the tail: callers go by *consumed. */
+ * src or into the tail: callers go by *consumed.  marker_after: see
+ * lzma_run. */
 static int lzma_drive(struct lzma_core *s, struct rc *rc, const uint8_t *data_start,
 		      const uint8_t *in_end, const uint8_t *src_end,
-		      uint8_t **pop, uint8_t *olimit, uint8_t *oend, size_t *consumed)
+		      uint8_t **pop, uint8_t *olimit, uint8_t *oend, int marker_after,
+		      size_t *consumed)
 {
 	int end;
 
 	if ((size_t)(src_end - in_end) >= IN_MARGIN) {
 		/* In place: at a symbol start ip <= in_end, and from there
 		 * IN_MARGIN bytes are inside src. */
-		end = lzma_run(s, rc, in_end, pop, olimit, oend);
+		end = lzma_run(s, rc, in_end, pop, olimit, oend, marker_after);
 		*consumed = (size_t)(rc->ip - data_start);
 		return end;
 	}
 	if ((size_t)(in_end - rc->ip) >= IN_MARGIN) {
 		/* Fast part: stop while IN_MARGIN bytes still remain. */
-		end = lzma_run(s, rc, in_end - IN_MARGIN, pop, olimit, oend);
+		end = lzma_run(s, rc, in_end - IN_MARGIN, pop, olimit, oend, marker_after);
 		if (end != RUN_IN_LIMIT) {
 			*consumed = (size_t)(rc->ip - data_start);
 			return end;
@@ -599,7 +640,7 @@ static int lzma_drive(struct lzma_core *s, struct rc *rc, const uint8_t *data_st
 		rc->ip = s->tail;
 		/* A symbol may start on the padding's first byte at the
 		 * latest: it then reads at most IN_MARGIN bytes of it. */
-		end = lzma_run(s, rc, s->tail + left, pop, olimit, oend);
+		end = lzma_run(s, rc, s->tail + left, pop, olimit, oend, marker_after);
 		*consumed = done + (size_t)(rc->ip - s->tail);
 	}
 	return end;

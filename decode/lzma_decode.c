@@ -49,40 +49,6 @@ static uint64_t get_le64(const uint8_t *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
-/* The output is full; the one symbol that may still follow is the end
- * marker: a match (IsMatch 1, IsRep 0) whose distance decodes to
- * 0xFFFFFFFF.  left bytes of data remain at ip.  Returns DECODE_OK with
- * *used set to the bytes the marker took, or an error status. */
-static enum decode_status decode_end_marker(struct lzma_core *s, struct rc *rc,
-					    const uint8_t *ip, size_t left, size_t pos,
-					    size_t *used)
-{
-	struct lzma_probs *const pr = &s->probs;
-	const unsigned ps = (unsigned)pos & s->pb_mask;
-	const unsigned state = s->state;
-	unsigned len;
-
-	/* Guards the marker's reads: read in place when IN_MARGIN bytes are
-	 * there, else from the zero-padded tail copy. */
-	if (left >= IN_MARGIN) {
-		rc->ip = ip;
-	} else {
-		memcpy(s->tail, ip, left);
-		memset(s->tail + left, 0, TAIL_SIZE - left);
-		rc->ip = s->tail;
-	}
-	const uint8_t *const start = rc->ip;
-
-	/* A literal or a repeated match would be output past dst_len. */
-	if (!rc_bit(rc, &pr->is_match[state][ps]) || rc_bit(rc, &pr->is_rep[state]))
-		return DECODE_OUTPUT_OVERRUN;
-	len = rc_len(rc, &pr->match_len, ps);
-	if (rc_dist(rc, pr, len) != END_MARKER_DIST)
-		return DECODE_OUTPUT_OVERRUN;
-	*used = (size_t)(rc->ip - start);
-	return DECODE_OK;
-}
-
 enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 			       uint8_t *dst, size_t dst_len, void *workspace)
 {
@@ -90,7 +56,7 @@ enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 	uint8_t none;   /* stands in for dst when dst_len == 0 (dst may be NULL) */
 	struct rc rc;
 	uint64_t usize;
-	size_t data_len, consumed, used;
+	size_t data_len, consumed;
 	uint8_t *op;
 	int end;
 
@@ -119,24 +85,24 @@ enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 	if (rc_init(&rc, data) != 0)
 		return DECODE_CORRUPT;
 	op = dst;
-	end = lzma_drive(s, &rc, data, iend, iend, &op, dst + dst_len, dst + dst_len, &consumed);
+	end = lzma_drive(s, &rc, data, iend, iend, &op, dst + dst_len, dst + dst_len, 0, &consumed);
 	if (end >= 0)
 		return (enum decode_status)end;
 	/* Reading past the data (into the tail's padding): cut short. */
 	if (consumed > data_len || end == RUN_IN_LIMIT)
 		return DECODE_TRUNCATED;
 	if (end == RUN_MARKER)
-		return DECODE_SHORT_OUTPUT;     /* the loop stops at dst_len first */
+		return DECODE_SHORT_OUTPUT;     /* before dst_len bytes */
 
 	/* dst_len bytes out.  With a known size the stream may end here. */
 	if (usize != USIZE_UNKNOWN && consumed == data_len && rc.code == 0)
 		return DECODE_OK;
-	enum decode_status st = decode_end_marker(s, &rc, data + consumed, data_len - consumed,
-						  dst_len, &used);
-	if (st != DECODE_OK)
-		return st;
-	consumed += used;
-	if (consumed > data_len)
+	/* Otherwise one more symbol, the end marker, must follow. */
+	rc.ip = data + consumed;
+	end = lzma_drive(s, &rc, data, iend, iend, &op, op, op, 1, &consumed);
+	if (end >= 0)
+		return (enum decode_status)end;
+	if (consumed > data_len || end == RUN_IN_LIMIT)
 		return DECODE_TRUNCATED;
 	/* Trailing bytes, or a range coder that was not flushed. */
 	if (consumed < data_len || rc.code != 0)

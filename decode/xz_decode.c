@@ -110,7 +110,7 @@ static uint32_t get_le32(const uint8_t *p)
 
 /* ---- CRC32 and CRC64 (section 6) ---------------------------------------- */
 
-static void crc32_init(uint32_t t[8][256])
+LZ_COLD static void crc32_init(uint32_t t[8][256])
 {
 	for (uint32_t n = 0; n < 256; n++) {
 		uint32_t c = n;
@@ -125,7 +125,7 @@ static void crc32_init(uint32_t t[8][256])
 			t[k][n] = (t[k - 1][n] >> 8) ^ t[0][t[k - 1][n] & 0xFF];
 }
 
-static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t len)
+LZ_HOT static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t len)
 {
 	uint32_t crc = 0xFFFFFFFFu;
 
@@ -143,7 +143,7 @@ static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t le
 	return ~crc;
 }
 
-static void crc64_init(uint64_t t[256])
+LZ_COLD static void crc64_init(uint64_t t[256])
 {
 	for (uint32_t n = 0; n < 256; n++) {
 		uint64_t c = n;
@@ -154,7 +154,7 @@ static void crc64_init(uint64_t t[256])
 	}
 }
 
-static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_t len)
+LZ_HOT static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_t len)
 {
 	uint64_t crc = ~(uint64_t)0;
 
@@ -169,7 +169,7 @@ static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_t len)
  * significant first, the high bit says another byte follows; at most 9
  * bytes; a last byte of 0 is only valid as the first one.  Returns 0, or
  * -1 (input ends inside it, too long, or not minimally encoded). */
-static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+LZ_COLD static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
@@ -219,7 +219,7 @@ static int near_byte(unsigned b)
 	return b == 0x00 || b == 0xFF;
 }
 
-static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
+LZ_HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
 {
 	/* hist, as seen from the opcode being examined: bit d (1..3) = an
 	 * opcode d bytes back was examined and left alone; bit 4 + d = its
@@ -280,7 +280,7 @@ static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
  * the end byte.  src_end: the end of the whole input (readable).  oend:
  * the end of the whole output.  A block starts with a dictionary reset;
  * the first LZMA chunk after any dictionary reset sets new properties. */
-static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8_t **pip,
+LZ_COLD static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8_t **pip,
 				       const uint8_t *iend, const uint8_t *src_end,
 				       uint8_t **pop, uint8_t *olimit, uint8_t *oend)
 {
@@ -363,7 +363,8 @@ static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8_t **pip
 
 		if (rc_init(&rc, ip) != 0)
 			return DECODE_CORRUPT;
-		int end = lzma_drive(lz, &rc, ip, ip + psize, src_end, &op, op + usize, oend, &consumed);
+		int end = lzma_drive(lz, &rc, ip, ip + psize, src_end, &op, op + usize, oend, 0,
+				     &consumed);
 
 		if (end >= 0)
 			return (enum decode_status)end;
@@ -390,7 +391,7 @@ struct block_filters {
 
 /* Parses a Block Header (3.1) of hsize bytes at h, whose CRC32 the caller
  * has checked. */
-static enum decode_status parse_block_header(const uint8_t *h, size_t hsize,
+LZ_COLD static enum decode_status parse_block_header(const uint8_t *h, size_t hsize,
 					     struct block_filters *f)
 {
 	const uint8_t *p = h + 2;
@@ -447,6 +448,7 @@ static enum decode_status parse_block_header(const uint8_t *h, size_t hsize,
 
 /* ---- The stream --------------------------------------------------------- */
 
+LZ_COLD
 enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 			     uint8_t *dst, size_t dst_len, void *workspace)
 {
