@@ -369,8 +369,9 @@ static LZ_ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, uns
 		unsigned bit = rc_bit_nb(rc, &probs[offs + mbit + sym]);
 
 		sym = sym << 1 | bit;
-		/* bit == match bit keeps offs; a difference clears it. */
-		offs &= bit ? mbit : ~mbit;
+		/* bit == match bit (bit 8 of match_byte) keeps offs; a
+		 * difference clears it.  offs has no other bit to lose. */
+		offs &= ~((sym << 8) ^ match_byte);
 	} while (sym < 0x100);
 	return sym & 0xFF;
 }

@@ -219,6 +219,15 @@ static int near_byte(unsigned b)
 	return b == 0x00 || b == 0xFF;
 }
 
+/* The opcode scan looks at a machine word at a time: bytes equal to E8
+ * or E9 are those that become zero after XOR E8 and clearing bit 0, and
+ * the classic test for a zero byte, (y - 0x01..01) & ~y & 0x80..80,
+ * flags the first of them exactly (a borrow only ever spreads upwards,
+ * past a true zero byte).  The word is read as little endian. */
+typedef uintptr_t bcj_word;
+#define BCJ_ONES  (~(bcj_word)0 / 0xFF)         /* 0x01 in every byte */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bcj_x86_decode reads words as little endian");
+
 LZ_HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
 {
 	/* hist, as seen from the opcode being examined: bit d (1..3) = an
@@ -230,20 +239,35 @@ LZ_HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
 
 	if (size < BCJ_INSN_SIZE)
 		return;
-	const size_t last = size - BCJ_INSN_SIZE;
+	const size_t last = size - BCJ_INSN_SIZE;       /* the last opcode examined */
 
-	while (i <= last) {
-		/* Guards nothing: i <= size - 5 keeps buf[i..i+4] inside. */
-		if ((buf[i] & 0xFE) != 0xE8) {
-			i++;
-			continue;
+	for (;;) {
+		/* Find the next E8/E9 at i..last.  Guards the word reads:
+		 * i + sizeof(word) <= last < size. */
+		while (i + sizeof(bcj_word) <= last) {
+			bcj_word w;
+
+			memcpy(&w, buf + i, sizeof w);
+			w = (w ^ (BCJ_ONES * 0xE8)) & (BCJ_ONES * 0xFE);
+			w = (w - BCJ_ONES) & ~w & (BCJ_ONES * 0x80);
+			if (w) {
+				i += (size_t)__builtin_ctzl((unsigned long)w) / 8;
+				goto opcode;
+			}
+			i += sizeof w;
 		}
+		while (i <= last && (buf[i] & 0xFE) != 0xE8)
+			i++;
+		if (i > last)
+			return;
+opcode:;
 		const size_t gap = i - prev;
 
 		prev = i;
 		/* Age the history by gap bytes, dropping what passes 3. */
 		hist = gap > 3 ? 0 : (hist & (((1u << (4 - gap)) - 1) * 0x11u)) << gap;
 
+		/* Guards nothing: i <= last keeps buf[i..i+4] inside. */
 		const unsigned top = buf[i + 4];
 		const unsigned near = (hist >> 1) & 7;  /* opcodes 1..3 bytes back */
 
