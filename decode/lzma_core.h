@@ -5,9 +5,12 @@
  *
  * Written for bzpack from Igor Pavlov's "LZMA specification" (the LZMA
  * SDK's lzma-specification.txt, draft of 2015-06-14; quoted names such as
- * "IsRep0Long" or "PosSlot" refer to it) and Lasse Collin's description of
- * LZMA2 in the xz documentation.  No code from the LZMA SDK, liblzma,
- * xz-embedded or Linux was used.
+ * "IsRep0Long" or "PosSlot" refer to it).  No code from the LZMA SDK,
+ * liblzma, xz-embedded or Linux was used.  Choices that decide which
+ * malformed streams are refused (the first range coder byte must be 0,
+ * the coder must end flushed, distances are held to the dictionary size
+ * as liblzma rounds it) follow liblzma's observable behaviour, so that
+ * the two accept the same streams (tests/fuzz_xz.c checks it).
  *
  * Single-call mode
  *   The caller knows where the whole output goes and how long it is, so

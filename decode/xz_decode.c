@@ -4,10 +4,10 @@
  *
  * Written for bzpack from "The .xz File Format" (xz-file-format.txt,
  * version 1.0.4; quoted section numbers refer to it), the LZMA2 chunk
- * format as the xz documentation and the LZMA SDK describe it, and the
- * x86 BCJ filter's description; the LZMA decoding itself is
- * decode/lzma_core.h.  No code from xz-embedded, liblzma, the LZMA SDK or
- * Linux was used.
+ * format as doc/LZMA2.md of github.com/ulikunitz/xz describes it (after
+ * the LZMA SDK), and the x86 BCJ filter's behaviour (see
+ * bcj_x86_decode); the LZMA decoding itself is decode/lzma_core.h.  No
+ * code from xz-embedded, liblzma, the LZMA SDK or Linux was used.
  *
  * Single-call
  *   The whole input is at hand and its end is known, so the stream is
@@ -212,7 +212,10 @@ LZ_COLD static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *ou
  *     (once is enough: the repeat test would look at the complement of
  *     that other operand's top byte, which was not 0x00 or 0xFF);
  *   - the result's top byte is written back as 0x00 or 0xFF after bit 24.
- * This is the BCJ x86 filter of the LZMA SDK (Bra86) and of xz. */
+ * This is the BCJ x86 filter of the LZMA SDK (Bra86) and of xz; xz's
+ * src/liblzma/simple/x86.c was read to pin these rules down (its
+ * prev_mask is our hist, shifted one byte at a time there, by the whole
+ * gap here), and the tests check the result against liblzma's encoder. */
 
 static int near_byte(unsigned b)
 {
