@@ -54,7 +54,6 @@
 #define LZ_ALWAYS_INLINE inline __attribute__((always_inline))
 #define LZ_LIKELY(x)     __builtin_expect(!!(x), 1)
 #define LZ_UNLIKELY(x)   __builtin_expect(!!(x), 0)
-#define LZ_NOINLINE      __attribute__((noinline))
 /* The loops that do the work.  Also keeps them optimised for speed:
  * GCC would otherwise treat what only cold code calls as cold. */
 #define LZ_HOT           __attribute__((noinline, hot))
@@ -567,14 +566,15 @@ copy:
 		if (len > (size_t)(olimit - op))
 			return DECODE_OUTPUT_OVERRUN;
 		{
-			const size_t dist = (size_t)rep0 + 1;
-			const uint8_t *m = op - dist;
+			const size_t dist = (size_t)rep0 + 1;   /* rep0 < dist_limit */
 			uint8_t *const mend = op + len;
 
 			/* Guards the match source: before the start of the
 			 * output or the last dictionary reset. */
 			if (dist > pos)
 				return DECODE_BAD_OFFSET;
+			const uint8_t *m = op - dist;
+
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
 			if (dist >= COPY_CHUNK && LZ_LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
