@@ -49,7 +49,7 @@ FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
 # against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
 # FUZZ_LIBS_<f>: the reference library; FUZZ_SEED_SRCS_<f>: what its seed
 # generator (the same file built -DFUZZ_MKSEEDS) links besides.
-FUZZERS      := lz4 lzo gzip bzip2
+FUZZERS      := lz4 lzo gzip bzip2 xz
 FUZZ_SRCS_lz4 := decode/lz4_decode.c
 FUZZ_LIBS_lz4 := -llz4
 FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
@@ -57,12 +57,14 @@ FUZZ_LIBS_lzo := -llzo2
 FUZZ_SEED_SRCS_lzo := tools/bzpack/compress_lzo_rle_opt.c
 FUZZ_SRCS_gzip := decode/gzip_decode.c tests/gzip_decode_safe.c
 FUZZ_LIBS_gzip := -lz -ldeflate
+FUZZ_SRCS_xz := decode/lzma_decode.c decode/xz_decode.c
+FUZZ_LIBS_xz := -llzma
 FUZZ_SRCS_bzip2 := decode/bzip2_decode.c
 FUZZ_LIBS_bzip2 := -lbz2
 # Every fuzzer runs in both builds; the -m32 binary has the suffix _m32.
 # FUZZ_NO_M32: those whose reference library has no installable i386
 # build (see ci/deps.sh); their decoders' 32-bit C runs in the stubs.
-FUZZ_NO_M32  := gzip bzip2
+FUZZ_NO_M32  := gzip bzip2 xz
 FUZZ_BUILDS  := $(foreach f,$(FUZZERS),$(f) $(if $(filter $(f),$(FUZZ_NO_M32)),,$(f)_m32))
 FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h) decode/codecs.def
 

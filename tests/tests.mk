@@ -15,6 +15,8 @@
 #   gzip      decode/gzip_decode.c against libdeflate and zlib
 #             (tests/test_gzip.c); gzip32 with a 32-bit bit buffer
 #   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
+#   xz        decode/lzma_decode.c and xz_decode.c against liblzma
+#             (tests/test_xz.c); xz_files, -m32, against the xz tool
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
@@ -100,7 +102,18 @@ TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decod
 TEST_LIBS_gzip32     := -ldeflate -lz
 TEST_VARIANTS_gzip32 := asan
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2
+# lzma and xz: decode/lzma_decode.c and xz_decode.c (one LZMA core,
+# decode/lzma_core.h) against liblzma.  liblzma has no installable i386
+# build here (ci/deps.sh), so the -m32 build, xz_files, decodes what the
+# xz tool makes of the test kernels instead, with no library.
+TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c
+TEST_LIBS_xz           := -llzma
+TEST_VARIANTS_xz       := native asan
+TEST_SRCS_xz_files     := tests/xz_files.c decode/lzma_decode.c decode/xz_decode.c
+TEST_LIBS_xz_files     :=
+TEST_VARIANTS_xz_files := m32 m32_asan
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz xz_files
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE

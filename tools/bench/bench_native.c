@@ -364,6 +364,51 @@ static const char *decode_libbz2(const uint8_t *src, size_t src_len, uint8_t *ds
 	return n == dst_len ? NULL : why("BZ2_bzBuffToBuffDecompress produced %u bytes", n);
 }
 
+/* .lzma (LZMA alone) through liblzma, preset 9|EXTREME as the packer's
+ * default, and its decoder: the stream coder API, one call. */
+static const char *compress_lzma_alone(const struct buffer *in, struct buffer *out)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	lzma_options_lzma opt;
+	lzma_ret r;
+
+	if (lzma_lzma_preset(&opt, 9 | LZMA_PRESET_EXTREME))
+		return "lzma_lzma_preset failed";
+	if (lzma_alone_encoder(&z, &opt) != LZMA_OK)
+		return "lzma_alone_encoder failed";
+	out->size = in->size + in->size / 2 + 4096;
+	out->data = xmalloc(out->size);
+	z.next_in = in->data;
+	z.avail_in = in->size;
+	z.next_out = out->data;
+	z.avail_out = out->size;
+	r = lzma_code(&z, LZMA_FINISH);
+	out->size = z.total_out;
+	lzma_end(&z);
+	return r == LZMA_STREAM_END ? NULL : why("lzma_code (alone encoder) returned %d", (int)r);
+}
+
+static const char *decode_liblzma_alone(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	lzma_ret r;
+
+	if (lzma_alone_decoder(&z, UINT64_MAX) != LZMA_OK)
+		return "lzma_alone_decoder failed";
+	z.next_in = src;
+	z.avail_in = src_len;
+	z.next_out = dst;
+	z.avail_out = dst_len;
+	r = lzma_code(&z, LZMA_FINISH);
+	lzma_end(&z);
+	if (r != LZMA_STREAM_END)
+		return why("lzma_code (alone decoder) returned %d", (int)r);
+	if (z.avail_in != 0 || z.total_out != dst_len)
+		return why("lzma alone decoder left %zu input bytes, wrote %llu", z.avail_in,
+			   (unsigned long long)z.total_out);
+	return NULL;
+}
+
 static const char *version_libbz2(void) { return BZ2_bzlibVersion(); }
 static const char *version_liblz4(void) { return LZ4_versionString(); }
 static const char *version_liblzo2(void) { return lzo_version_string(); }
@@ -404,6 +449,8 @@ static const struct reference refs[] = {
 	  "libdeflate_gzip_decompress" },
 	{ "bzip2", "bzip2-9", "9", "bzip2 stream, BZ2_bzBuffToBuffCompress level 9",
 	  compress_libbz2, version_libbz2, decode_libbz2, "libbz2", "BZ2_bzBuffToBuffDecompress" },
+	{ "lzma", "lzma-9e", "9e", ".lzma (LZMA alone), preset 9|EXTREME",
+	  compress_lzma_alone, version_liblzma, decode_liblzma_alone, "liblzma", "lzma_alone_decoder" },
 	{ "zstd", "zstd-19", "19", "zstd frame, ZSTD_compress level 19",
 	  compress_zstd, version_libzstd, decode_libzstd, "libzstd", "ZSTD_decompress" },
 	{ "xz", "xz-6e", "6e", ".xz stream (LZMA2, no BCJ, CRC32 check), preset 6|EXTREME",
