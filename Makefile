@@ -82,6 +82,11 @@ bench-check: deps all
 	@$(BENCH_ENV) bash ci/bench.sh check
 bench-baseline: deps all
 	@$(BENCH_ENV) bash ci/bench.sh baseline
+	@B=$(B) bash ci/stub-sizes.sh readme
+
+# The README's generated tables that need no QEMU: what each stub adds.
+readme: all
+	@B=$(B) bash ci/stub-sizes.sh readme
 
 run: deps all
 	@bash ci/run-default.sh
@@ -93,7 +98,7 @@ test: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test clean bench bench-check bench-baseline FORCE
+.PHONY: all deps run test clean bench bench-check bench-baseline readme FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -208,3 +208,11 @@ tb_readme "README timing table: a row with other cycles fails" 1 "$tb_dir/README
 grep -v '^| none | 32 | testkern32 |' README.md > "$tb_dir/README.row"
 tb_readme "README timing table: a baseline cell without a row fails" 1 "$tb_dir/README.row" \
 	'^readme-check: none/32/testkern32: in ci/baseline.json, no README row'
+
+# The README's table of what each codec's stub adds is this build's
+# (ci/stub-sizes.sh): a decoder that grows shows up in review.
+if stub_out=$(B=$B bash ci/stub-sizes.sh check 2>&1); then
+	pass "README stub-size table matches this build ($($BZPACK --list-codecs | wc -l) codecs)"
+else
+	fail "README stub-size table matches this build" "$(echo "$stub_out" | tr '\n' '|' | cut -c1-300)"
+fi
