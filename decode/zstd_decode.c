@@ -1,0 +1,1528 @@
+/* zstd_decode.c - Zstandard decoder for the boot stub and the host tools.
+ *
+ * Written for bzpack from RFC 8878, "Zstandard Compression and the
+ * 'application/zstd' Media Type" (February 2021); section numbers below
+ * refer to it.  Every line is our own; the ideas of a 64-bit bit container
+ * refilled once per sequence, four interleaved Huffman streams and
+ * wild copies near-but-not-at the end of the buffers are the usual ones
+ * for this format (the same ones decode/lz4_decode.c uses for LZ4).
+ *
+ * What is handled
+ *   One or more frames back to back (3.1.1), skippable frames (3.1.2)
+ *   skipped; raw, RLE and compressed blocks (3.1.1.2); literals sections
+ *   of every type (raw, RLE, Huffman with 1 or 4 streams, treeless)
+ *   (3.1.1.3.1); Huffman tree descriptions with FSE-compressed or direct
+ *   weights (4.2.1); sequences sections with predefined, RLE,
+ *   FSE-compressed and repeat tables (3.1.1.3.2); the repeat offsets
+ *   (3.1.2.5); the content checksum, the low 32 bits of XXH64 (3.1.1
+ *   and the XXH64 description), verified when present.
+ *
+ * Choices
+ *   - Single call, no dictionary: the window is the output itself.  A
+ *     match may reach back to the start of its own frame, not further
+ *     (and never into an earlier frame).  Window_Size is used only for
+ *     Block_Maximum_Size; the packer keeps frames decodable this way.
+ *   - A Dictionary_ID other than 0 is DECODE_CORRUPT (we have none).
+ *   - Decoding succeeds only if the input is consumed exactly (frames
+ *     and skippable frames, nothing after them) and exactly dst_len bytes
+ *     were produced.  src_len 0 with dst_len 0 is DECODE_OK, like lz4.
+ *   - A frame whose Frame_Content_Size disagrees with what its blocks
+ *     produce is DECODE_CORRUPT; one whose checksum disagrees is
+ *     DECODE_CHECK_MISMATCH.
+ *   - Anything inconsistent inside a block (a section longer than its
+ *     block, a table that does not add up, a bitstream not consumed to
+ *     its last bit) is DECODE_CORRUPT; running out of input between
+ *     blocks or frames is DECODE_TRUNCATED.
+ *   - src and dst must not overlap.  Little-endian only (x86): words are
+ *     loaded with memcpy and used as they are.
+ *
+ * Workspace (struct zstd_ws): the three sequence FSE tables, the Huffman
+ * table, the small tables used while building them, and the literals
+ * buffer (up to 128 KiB plus slack for wild copies).  Its size is the
+ * CODEC line in decode/codecs.def; a static assert holds the two equal.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "mem.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "zstd_decode.c loads little-endian words as they are"
+#endif
+
+/* ---- Format constants ---------------------------------------------------- */
+
+#define ZSTD_MAGIC           0xFD2FB528u   /* 3.1.1 Magic_Number */
+#define SKIP_MAGIC_MASK      0xFFFFFFF0u   /* 3.1.2: 0x184D2A50..0x184D2A5F */
+#define SKIP_MAGIC           0x184D2A50u
+#define MAGIC_BYTES          4
+#define SKIP_HEADER_BYTES    8             /* magic + 4-byte Frame_Size */
+#define CHECKSUM_BYTES       4
+#define BLOCK_HEADER_BYTES   3
+#define BLOCK_MAX            (128u * 1024) /* Block_Maximum_Size cap (3.1.1.2.4) */
+#define WINDOW_LOG_MIN       10            /* 3.1.1.1.2 */
+
+enum { BLOCK_RAW = 0, BLOCK_RLE = 1, BLOCK_COMPRESSED = 2, BLOCK_RESERVED = 3 };
+enum { LIT_RAW = 0, LIT_RLE = 1, LIT_COMPRESSED = 2, LIT_TREELESS = 3 };
+enum { MODE_PREDEFINED = 0, MODE_RLE = 1, MODE_FSE = 2, MODE_REPEAT = 3 };
+
+/* Huffman (4.2.1): at most 11 bits per code, weights 0..11, up to 256
+ * literal symbols; the weights' own FSE table has accuracy log <= 6. */
+#define HUF_MAX_BITS         11
+#define HUF_MAX_WEIGHT       HUF_MAX_BITS
+#define HUF_MAX_SYMBOLS      256
+#define HUF_WEIGHT_MAX_LOG   6
+#define HUF_DIRECT_BASE      127           /* headerByte >= 128: direct weights */
+
+/* FSE (4.1): accuracy logs are 5 + a 4-bit field; the largest each kind
+ * of table may have, and its largest symbol. */
+#define FSE_MIN_LOG          5
+#define LL_MAX_LOG           9
+#define ML_MAX_LOG           9
+#define OF_MAX_LOG           8
+#define LL_MAX_SYMBOL        35
+#define ML_MAX_SYMBOL        52
+#define OF_MAX_SYMBOL        31
+#define FSE_MAX_SYMBOLS      (ML_MAX_SYMBOL + 1)
+#define LL_DEFAULT_LOG       6
+#define ML_DEFAULT_LOG       6
+#define OF_DEFAULT_LOG       5
+
+/* Offsets 1..3 of Offset_Value name the repeat offsets (3.1.2.5). */
+#define REP_CODES            3
+
+/* ---- Wild-copy geometry ----------------------------------------------------
+ * COPY_CHUNK: literals and far matches move in 16-byte pieces, so a copy
+ * of n bytes may write up to COPY_CHUNK - 1 bytes past its end (and read
+ * as far past its source).  A sequence takes the wild path only when
+ * WILD_MARGIN bytes of output remain after it: that covers the literal
+ * piece over-write, the match piece over-write and the 8 bytes a short
+ * offset's spread always writes (a match is at least 3 bytes long).
+ * LIT_SLACK: the literals buffer has this much room past 128 KiB, so a
+ * wild literal copy never reads outside the workspace. */
+#define COPY_CHUNK           16
+#define WILD_MARGIN          32
+#define LIT_SLACK            32
+
+_Static_assert(WILD_MARGIN >= 2 * COPY_CHUNK, "wild copies need room past a sequence");
+_Static_assert(LIT_SLACK >= COPY_CHUNK, "wild literal reads must stay in the buffer");
+
+/* ---- Code tables (3.1.1.3.2.1.1) ----------------------------------------
+ * Literals_Length and Match_Length codes: a baseline and a number of extra
+ * bits.  Codes 0..15 of literal lengths and 0..31 of match lengths are
+ * the value itself (match lengths + 3), with no extra bits. */
+static const uint32_t ll_base[LL_MAX_SYMBOL + 1] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096,
+	8192, 16384, 32768, 65536,
+};
+static const uint8_t ll_extra[LL_MAX_SYMBOL + 1] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12,
+	13, 14, 15, 16,
+};
+static const uint32_t ml_base[ML_MAX_SYMBOL + 1] = {
+	3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+	19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
+	35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051,
+	4099, 8195, 16387, 32771, 65539,
+};
+static const uint8_t ml_extra[ML_MAX_SYMBOL + 1] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11,
+	12, 13, 14, 15, 16,
+};
+
+/* Predefined distributions (3.1.1.3.2.2); -1 is "less than 1". */
+static const int8_t ll_default[LL_MAX_SYMBOL + 1] = {
+	4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1,
+	-1, -1, -1, -1,
+};
+static const int8_t ml_default[ML_MAX_SYMBOL + 1] = {
+	1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
+	-1, -1, -1, -1, -1,
+};
+static const int8_t of_default[28 + 1] = {
+	1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1,
+};
+
+/* ---- Workspace -------------------------------------------------------------- */
+
+/* One state of an FSE decoding table, ready for sequences: the next
+ * state is next + (nbits bits), the value is base + (extra bits).  For
+ * offsets base = 1 << code and extra = code; for the Huffman weights'
+ * table base is the weight and extra 0. */
+struct fse_entry {
+	uint16_t next;
+	uint8_t nbits;
+	uint8_t extra;
+	uint32_t base;
+};
+
+struct zstd_ws {
+	struct fse_entry ll[1 << LL_MAX_LOG];
+	struct fse_entry ml[1 << ML_MAX_LOG];
+	struct fse_entry of[1 << OF_MAX_LOG];
+	struct fse_entry hw[1 << HUF_WEIGHT_MAX_LOG];  /* Huffman weights' FSE */
+	/* Huffman decoding table: symbol in the low byte, code length in the
+	 * high byte, indexed by the next max_bits bits of the stream. */
+	uint16_t huf[1 << HUF_MAX_BITS];
+	int16_t norm[FSE_MAX_SYMBOLS + 11];           /* while building an FSE table */
+	uint16_t next_count[FSE_MAX_SYMBOLS + 11];
+	uint8_t weights[HUF_MAX_SYMBOLS];
+	uint8_t lit[BLOCK_MAX + LIT_SLACK];
+};
+
+_Static_assert(sizeof(struct zstd_ws) == DECODE_WORKSPACE_zstd,
+	       "decode/codecs.def must declare the exact workspace size");
+_Static_assert(sizeof(struct fse_entry) == 8, "fse_entry layout");
+
+/* What a frame carries from block to block (3.1.1.3.1.1, 3.1.1.3.2.1):
+ * the last Huffman table and FSE tables for the treeless and repeat
+ * modes, and the repeat offsets. */
+struct frame_state {
+	struct zstd_ws *ws;
+	unsigned huf_bits;              /* 0: no Huffman table yet */
+	unsigned ll_log, ml_log, of_log;
+	int ll_ok, ml_ok, of_ok;        /* a table exists for repeat mode */
+	size_t rep[REP_CODES];
+	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
+};
+
+/* ---- Small helpers ------------------------------------------------------- */
+
+static inline uint32_t get_le16(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static inline uint32_t get_le24(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return get_le24(p) | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+/* Index of the highest set bit; x != 0. */
+static inline unsigned highbit32(uint32_t x)
+{
+	return 31u - (unsigned)__builtin_clz(x);
+}
+
+/* ---- Backward bitstreams (4.1, 4.2.2) -----------------------------------
+ * FSE and Huffman streams are written forward and read backward: the
+ * last byte holds a 1 bit above the last bit written (the end mark), and
+ * reading starts below it and goes towards the first byte.
+ *
+ * The container is a machine word loaded little-endian from ptr; its most
+ * significant bit is the next one to read after 'consumed' bits.  Reads
+ * never touch memory: only br_reload() does, and it never moves ptr
+ * before start nor loads past the stream's last byte.  Streams shorter
+ * than a word are copied into a zero-padded word-sized buffer first (the
+ * caller's pad[]), with the padding counted as consumed, so that a
+ * reload always loads a whole word.
+ *
+ * Bits read past the start of the stream are garbage: shifts take
+ * 'consumed' modulo the word size so nothing is undefined, and
+ * br_overrun() / br_done() tell the caller afterwards (FSE states stay
+ * inside their tables whatever the bits; see fse_build()). */
+typedef size_t bits_t;
+#define BR_WORD     (sizeof(bits_t))
+#define BR_BITS     (8 * (unsigned)sizeof(bits_t))
+/* After a reload that was not limited by the start of the stream, at
+ * least this many bits are available (at most 7 were left consumed). */
+#define BR_MIN_FRESH (BR_BITS - 7)
+
+struct bitrd {
+	bits_t bits;
+	unsigned consumed;
+	const uint8_t *ptr, *start;
+};
+
+static inline bits_t load_word(const uint8_t *p)
+{
+	bits_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* Sets up a read of the stream [p, p + n).  Returns 0 for a stream that
+ * cannot be valid: empty, or its last byte (which holds the end mark) 0. */
+static inline int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
+{
+	unsigned last;
+
+	if (n == 0)
+		return 0;
+	last = p[n - 1];
+	if (last == 0)
+		return 0;
+	if (n >= BR_WORD) {
+		b->start = p;
+		b->ptr = p + n - BR_WORD;
+		b->consumed = 8 - highbit32(last);
+	} else {
+		unsigned i;
+
+		for (i = 0; i < BR_WORD; i++)
+			pad[i] = i < n ? p[i] : 0;
+		b->start = b->ptr = pad;
+		b->consumed = 8 * (unsigned)(BR_WORD - n) + 8 - highbit32(last);
+	}
+	b->bits = load_word(b->ptr);
+	return 1;
+}
+
+/* Moves the container back over the whole bytes consumed, as far as the
+ * start of the stream allows, and reloads it. */
+static inline void br_reload(struct bitrd *b)
+{
+	size_t back = b->consumed >> 3;
+	size_t room = (size_t)(b->ptr - b->start);
+
+	/* Guards ptr against moving before the stream's first byte. */
+	if (back > room)
+		back = room;
+	b->ptr -= back;
+	b->consumed -= (unsigned)back * 8;
+	b->bits = load_word(b->ptr);
+}
+
+/* The next n bits (0 <= n < BR_BITS), most significant first. */
+static inline size_t br_peek(const struct bitrd *b, unsigned n)
+{
+	return (size_t)(((b->bits << (b->consumed & (BR_BITS - 1))) >> 1) >> (BR_BITS - 1 - n));
+}
+
+static inline size_t br_read(struct bitrd *b, unsigned n)
+{
+	size_t v = br_peek(b, n);
+
+	b->consumed += n;
+	return v;
+}
+
+/* More bits were read than the stream has. */
+static inline int br_overrun(const struct bitrd *b)
+{
+	return b->ptr == b->start && b->consumed > BR_BITS;
+}
+
+/* Every bit of the stream was read, and no more (call after br_reload). */
+static inline int br_done(const struct bitrd *b)
+{
+	return b->ptr == b->start && b->consumed == BR_BITS;
+}
+
+/* ---- Forward bit reading for FSE table descriptions (4.1.1) -------------
+ * Little-endian bit order from the first byte.  Bits past the end read as
+ * 0; the caller checks the position against the length afterwards. */
+static uint32_t fwd_peek(const uint8_t *p, size_t len, size_t pos, unsigned n)
+{
+	uint32_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		size_t bit = pos + i;
+
+		/* Guards the byte read: past the description, bits are 0. */
+		if ((bit >> 3) < len)
+			v |= (uint32_t)((p[bit >> 3] >> (bit & 7)) & 1u) << i;
+	}
+	return v;
+}
+
+/* Reads an FSE table description (4.1.1) from [p, p + len): its accuracy
+ * log (at most max_log) and the normalized counts of symbols 0..max_sym
+ * into norm[] (the ones not described are 0).  *used is the bytes it
+ * took.  The counts must add up to exactly 1 << log. */
+static enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsigned max_log,
+					unsigned max_sym, int16_t *norm, unsigned *log_out,
+					size_t *used)
+{
+	size_t pos;
+	unsigned log, sym = 0, nbits;
+	int32_t remaining, threshold;
+
+	/* Guards the accuracy-log read. */
+	if (len == 0)
+		return DECODE_CORRUPT;
+	log = (p[0] & 15u) + FSE_MIN_LOG;
+	/* Guards the table size: each kind of table has its own limit. */
+	if (log > max_log)
+		return DECODE_CORRUPT;
+	pos = 4;
+	remaining = (1 << log) + 1;
+	threshold = 1 << log;
+	nbits = log + 1;
+
+	while (remaining > 1) {
+		uint32_t v, low, max;
+		int32_t count;
+
+		/* Guards norm[]: more symbols than this kind of table has. */
+		if (sym > max_sym)
+			return DECODE_CORRUPT;
+		/* A value 0..remaining, in nbits - 1 bits when it is small
+		 * enough, otherwise in nbits (the top half folded down). */
+		v = fwd_peek(p, len, pos, nbits);
+		max = (uint32_t)(2 * threshold - 1 - remaining);
+		low = v & (uint32_t)(threshold - 1);
+		if (low < max) {
+			count = (int32_t)low;
+			pos += nbits - 1;
+		} else {
+			count = (int32_t)(v & (uint32_t)(2 * threshold - 1));
+			if (count >= threshold)
+				count -= (int32_t)max;
+			pos += nbits;
+		}
+		count -= 1;             /* -1 means "less than 1" */
+		norm[sym++] = (int16_t)count;
+		remaining -= count < 0 ? -count : count;
+		/* Guards the sum: the counts may not exceed 1 << log. */
+		if (remaining < 1)
+			return DECODE_CORRUPT;
+		if (count == 0) {
+			/* 2-bit repeat flags: that many more zero counts, and
+			 * another flag after a 3. */
+			uint32_t r, k;
+
+			do {
+				r = fwd_peek(p, len, pos, 2);
+				pos += 2;
+				for (k = 0; k < r; k++) {
+					/* Guards norm[] against a long zero run. */
+					if (sym > max_sym)
+						return DECODE_CORRUPT;
+					norm[sym++] = 0;
+				}
+			} while (r == 3);
+		}
+		while (remaining < threshold) {
+			nbits--;
+			threshold >>= 1;
+		}
+	}
+	/* Guards the reads above: the description ran past its bytes. */
+	if (pos > (size_t)len * 8)
+		return DECODE_CORRUPT;
+	while (sym <= max_sym)
+		norm[sym++] = 0;
+	*log_out = log;
+	*used = (pos + 7) >> 3;
+	return DECODE_OK;
+}
+
+/* What the symbols of an FSE table stand for. */
+enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
+
+/* Builds the decoding table of 1 << log states from normalized counts
+ * norm[0..max_sym] (4.1.1, "FSE table description"): "less than 1"
+ * symbols take one state each from the top; the others are spread with
+ * the step (size / 2 + size / 8 + 3); each state then gets its number of
+ * bits and next-state baseline.  next + (any nbits bits) < size for every
+ * state, so a decoder's state never leaves its table. */
+static enum decode_status fse_build(struct fse_entry *t, const int16_t *norm, unsigned max_sym,
+				    unsigned log, enum fse_kind kind, uint16_t *next_count)
+{
+	const uint32_t size = 1u << log, mask = size - 1;
+	const uint32_t step = (size >> 1) + (size >> 3) + 3;
+	uint32_t high = size - 1, pos = 0, u;
+	unsigned s;
+
+	for (s = 0; s <= max_sym; s++) {
+		if (norm[s] == -1) {
+			t[high--].base = s;    /* the symbol, for now */
+			next_count[s] = 1;
+		} else {
+			next_count[s] = (uint16_t)norm[s];
+		}
+	}
+	for (s = 0; s <= max_sym; s++) {
+		int i;
+
+		for (i = 0; i < norm[s]; i++) {
+			t[pos].base = s;
+			do
+				pos = (pos + step) & mask;
+			while (pos > high);
+		}
+	}
+	/* Guards the spread: with counts that add up it ends where it began
+	 * (read_fse_desc checked the sum; this is cheap insurance). */
+	if (pos != 0)
+		return DECODE_CORRUPT;
+
+	for (u = 0; u < size; u++) {
+		struct fse_entry *e = &t[u];
+		const unsigned sym = e->base;
+		const uint32_t x = next_count[sym]++;
+		const unsigned nb = log - highbit32(x);
+
+		e->nbits = (uint8_t)nb;
+		e->next = (uint16_t)((x << nb) - size);
+		switch (kind) {
+		case KIND_LL:
+			e->base = ll_base[sym];
+			e->extra = ll_extra[sym];
+			break;
+		case KIND_ML:
+			e->base = ml_base[sym];
+			e->extra = ml_extra[sym];
+			break;
+		case KIND_OF:
+			e->base = 1u << sym;
+			e->extra = (uint8_t)sym;
+			break;
+		case KIND_WEIGHT:
+			e->base = sym;
+			e->extra = 0;
+			break;
+		}
+	}
+	return DECODE_OK;
+}
+
+/* ---- Huffman tree description (4.2.1) ------------------------------------ */
+
+/* Decodes FSE-compressed weights (4.2.1.2) from [p, p + len) into
+ * ws->weights; *count is how many (the last symbol's is implied). */
+static enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, size_t len,
+					  unsigned *count)
+{
+	enum decode_status st;
+	unsigned log, n = 0;
+	size_t used, s1, s2;
+	struct bitrd br;
+	uint8_t pad[BR_WORD];
+
+	st = read_fse_desc(p, len, HUF_WEIGHT_MAX_LOG, HUF_MAX_WEIGHT, ws->norm, &log, &used);
+	if (st != DECODE_OK)
+		return st;
+	st = fse_build(ws->hw, ws->norm, HUF_MAX_WEIGHT, log, KIND_WEIGHT, ws->next_count);
+	if (st != DECODE_OK)
+		return st;
+	/* Guards the bitstream: it is the rest of the bytes, and must hold
+	 * at least its end mark. */
+	if (used >= len || !br_init(&br, p + used, len - used, pad))
+		return DECODE_CORRUPT;
+
+	/* Two states take turns on one stream; when an update reads past
+	 * its start, the other state gives the last weight. */
+	s1 = br_read(&br, log);
+	br_reload(&br);
+	s2 = br_read(&br, log);
+	br_reload(&br);
+	/* Guards the initial states: the stream is shorter than them. */
+	if (br_overrun(&br))
+		return DECODE_CORRUPT;
+/* Guards ws->weights before each weight: at most 255 are described (the
+ * 256th symbol's is implied and added later). */
+#define PUT_WEIGHT(w)                                           \
+	do {                                                    \
+		if (n >= HUF_MAX_SYMBOLS - 1)                   \
+			return DECODE_CORRUPT;                  \
+		ws->weights[n++] = (uint8_t)(w);                \
+	} while (0)
+	for (;;) {
+		const struct fse_entry *e;
+
+		e = &ws->hw[s1];
+		PUT_WEIGHT(e->base);
+		s1 = e->next + br_read(&br, e->nbits);
+		br_reload(&br);
+		if (br_overrun(&br)) {
+			PUT_WEIGHT(ws->hw[s2].base);
+			break;
+		}
+		e = &ws->hw[s2];
+		PUT_WEIGHT(e->base);
+		s2 = e->next + br_read(&br, e->nbits);
+		br_reload(&br);
+		if (br_overrun(&br)) {
+			PUT_WEIGHT(ws->hw[s1].base);
+			break;
+		}
+	}
+#undef PUT_WEIGHT
+	*count = n;
+	return DECODE_OK;
+}
+
+/* Reads a Huffman tree description at [p, end) and builds ws->huf;
+ * *used is its size and *bits_out the table's Max_Number_of_Bits. */
+static enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
+					size_t *used, unsigned *bits_out)
+{
+	const size_t avail = (size_t)(end - p);
+	uint32_t rank_count[HUF_MAX_WEIGHT + 2] = { 0 };
+	uint32_t rank_start[HUF_MAX_WEIGHT + 2];
+	uint32_t total = 0, left;
+	unsigned header, n, s, w, max_bits, last;
+	enum decode_status st;
+
+	/* Guards the header byte. */
+	if (avail < 1)
+		return DECODE_CORRUPT;
+	header = p[0];
+	if (header > HUF_DIRECT_BASE) {
+		const size_t bytes = (header - HUF_DIRECT_BASE + 1) / 2;
+
+		n = header - HUF_DIRECT_BASE;
+		/* Guards the direct weights: 4 bits each, in whole bytes. */
+		if (bytes > avail - 1)
+			return DECODE_CORRUPT;
+		for (s = 0; s < n; s++) {
+			const uint8_t b = p[1 + s / 2];
+
+			ws->weights[s] = (uint8_t)(s & 1 ? b & 15 : b >> 4);
+		}
+		*used = 1 + bytes;
+	} else {
+		/* Guards the FSE-compressed weights: header bytes of them. */
+		if (header == 0 || header > avail - 1)
+			return DECODE_CORRUPT;
+		st = huf_fse_weights(ws, p + 1, header, &n);
+		if (st != DECODE_OK)
+			return st;
+		*used = 1 + (size_t)header;
+	}
+
+	for (s = 0; s < n; s++) {
+		w = ws->weights[s];
+		/* Guards rank_count[] and the code lengths. */
+		if (w > HUF_MAX_WEIGHT)
+			return DECODE_CORRUPT;
+		if (w) {
+			rank_count[w]++;
+			total += 1u << (w - 1);
+		}
+	}
+	/* Guards the implied last weight: a tree needs some weight, and the
+	 * sum must complete to a power of two within 11 bits. */
+	if (total == 0)
+		return DECODE_CORRUPT;
+	max_bits = highbit32(total) + 1;
+	if (max_bits > HUF_MAX_BITS)
+		return DECODE_CORRUPT;
+	left = (1u << max_bits) - total;
+	if (left & (left - 1))
+		return DECODE_CORRUPT;
+	last = highbit32(left) + 1;
+	ws->weights[n++] = (uint8_t)last;
+	rank_count[last]++;
+	/* Guards the tree's shape: its longest codes (weight 1) come in
+	 * pairs, at least one pair. */
+	if (rank_count[1] < 2 || (rank_count[1] & 1))
+		return DECODE_CORRUPT;
+
+	/* Codes in order of increasing weight, then increasing symbol: a
+	 * symbol of weight w owns 1 << (w - 1) consecutive entries. */
+	rank_start[1] = 0;
+	for (w = 1; w <= HUF_MAX_WEIGHT; w++)
+		rank_start[w + 1] = rank_start[w] + (rank_count[w] << (w - 1));
+	for (s = 0; s < n; s++) {
+		w = ws->weights[s];
+		if (w) {
+			const uint16_t e = (uint16_t)(s | (max_bits + 1 - w) << 8);
+			uint32_t i = rank_start[w];
+			const uint32_t stop = i + (1u << (w - 1));
+
+			for (; i < stop; i++)
+				ws->huf[i] = e;
+			rank_start[w] = stop;
+		}
+	}
+	*bits_out = max_bits;
+	return DECODE_OK;
+}
+
+/* ---- Huffman-coded literals (4.2.2) -------------------------------------- */
+
+/* One symbol: the table entry under the next max_bits bits. */
+#define HUF_SYM(br, op, table, shift)                                            \
+	do {                                                                     \
+		const uint16_t e_ = (table)[((br).bits << ((br).consumed &       \
+					    (BR_BITS - 1))) >> (shift)];         \
+		*(op)++ = (uint8_t)e_;                                            \
+		(br).consumed += e_ >> 8;                                         \
+	} while (0)
+
+/* Symbols each stream decodes per refill: max_bits <= 11 and a refill
+ * leaves at least BR_MIN_FRESH (57 or 25) bits. */
+#define HUF_PER_REFILL (BR_MIN_FRESH / HUF_MAX_BITS)
+
+/* Decodes the rest of one stream exactly: up to end, one symbol per
+ * refill, then checks that its bits were used up exactly. */
+static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, unsigned bits,
+				     uint8_t *op, uint8_t *end)
+{
+	const unsigned shift = BR_BITS - bits;
+
+	while (op < end) {
+		br_reload(br);
+		HUF_SYM(*br, op, table, shift);
+	}
+	br_reload(br);
+	/* Guards against a stream with bits left over or read past. */
+	return br_done(br) ? DECODE_OK : DECODE_CORRUPT;
+}
+
+static enum decode_status huf_1stream(const uint16_t *table, unsigned bits, const uint8_t *p,
+				      size_t n, uint8_t *op, size_t count)
+{
+	const unsigned shift = BR_BITS - bits;
+	uint8_t *const end = op + count;
+	struct bitrd br;
+	uint8_t pad[BR_WORD];
+
+	if (!br_init(&br, p, n, pad))
+		return DECODE_CORRUPT;
+	/* Guards the output: a whole batch of symbols fits. */
+	while ((size_t)(end - op) >= HUF_PER_REFILL) {
+		unsigned k;
+
+		br_reload(&br);
+		for (k = 0; k < HUF_PER_REFILL; k++)
+			HUF_SYM(br, op, table, shift);
+	}
+	return huf_finish(&br, table, bits, op, end);
+}
+
+/* Four streams (4.2.2 "Jump_Table"): [p, p + n) starts with three 2-byte
+ * stream sizes; stream k regenerates (count + 3) / 4 bytes, the last one
+ * the rest.  Decoded in turn, a batch from each, so the four dependency
+ * chains overlap. */
+static enum decode_status huf_4streams(const uint16_t *table, unsigned bits, const uint8_t *p,
+				       size_t n, uint8_t *out, size_t count)
+{
+	const unsigned shift = BR_BITS - bits;
+	const size_t seg = (count + 3) / 4;
+	size_t len1, len2, len3, len4;
+	uint8_t *op1, *op2, *op3, *op4, *const end4 = out + count;
+	struct bitrd b1, b2, b3, b4;
+	uint8_t pad1[BR_WORD], pad2[BR_WORD], pad3[BR_WORD], pad4[BR_WORD];
+	enum decode_status st;
+
+	/* Guards the jump table read. */
+	if (n < 6)
+		return DECODE_CORRUPT;
+	len1 = get_le16(p);
+	len2 = get_le16(p + 2);
+	len3 = get_le16(p + 4);
+	p += 6;
+	n -= 6;
+	/* Guards the stream sizes against the section's: the fourth stream
+	 * is what is left. */
+	if (len1 + len2 + len3 > n)
+		return DECODE_CORRUPT;
+	len4 = n - len1 - len2 - len3;
+	/* Guards the segments: the fourth one may not be negative. */
+	if (3 * seg > count)
+		return DECODE_CORRUPT;
+	if (!br_init(&b1, p, len1, pad1) ||
+	    !br_init(&b2, p + len1, len2, pad2) ||
+	    !br_init(&b3, p + len1 + len2, len3, pad3) ||
+	    !br_init(&b4, p + len1 + len2 + len3, len4, pad4))
+		return DECODE_CORRUPT;
+
+	op1 = out;
+	op2 = out + seg;
+	op3 = out + 2 * seg;
+	op4 = out + 3 * seg;
+	/* Guards all four outputs: streams 1..3 have seg bytes, stream 4 no
+	 * more, and all advance together, so stream 4's room bounds them. */
+	while ((size_t)(end4 - op4) >= HUF_PER_REFILL) {
+		unsigned k;
+
+		br_reload(&b1);
+		br_reload(&b2);
+		br_reload(&b3);
+		br_reload(&b4);
+		for (k = 0; k < HUF_PER_REFILL; k++) {
+			HUF_SYM(b1, op1, table, shift);
+			HUF_SYM(b2, op2, table, shift);
+			HUF_SYM(b3, op3, table, shift);
+			HUF_SYM(b4, op4, table, shift);
+		}
+	}
+	st = huf_finish(&b1, table, bits, op1, out + seg);
+	if (st == DECODE_OK)
+		st = huf_finish(&b2, table, bits, op2, out + 2 * seg);
+	if (st == DECODE_OK)
+		st = huf_finish(&b3, table, bits, op3, out + 3 * seg);
+	if (st == DECODE_OK)
+		st = huf_finish(&b4, table, bits, op4, end4);
+	return st;
+}
+
+/* ---- Literals section (3.1.1.3.1) ----------------------------------------- */
+
+struct literals {
+	const uint8_t *p, *end;  /* the regenerated literals */
+	const uint8_t *limit;    /* wild reads may go up to here */
+};
+
+static enum decode_status decode_literals(struct frame_state *fs, const uint8_t **pip,
+					  const uint8_t *bend, struct literals *lit)
+{
+	struct zstd_ws *const ws = fs->ws;
+	const uint8_t *ip = *pip;
+	const size_t avail = (size_t)(bend - ip);
+	unsigned hdr, type, sf;
+	size_t regen, hlen;
+
+	/* Guards the first header byte. */
+	if (avail < 1)
+		return DECODE_CORRUPT;
+	hdr = ip[0];
+	type = hdr & 3;
+	sf = (hdr >> 2) & 3;
+
+	if (type == LIT_RAW || type == LIT_RLE) {
+		/* Size_Format: 1 byte (5-bit size), 2 bytes (12) or 3 (20). */
+		if ((sf & 1) == 0) {
+			hlen = 1;
+			regen = hdr >> 3;
+		} else if (sf == 1) {
+			hlen = 2;
+			/* Guards the second header byte. */
+			if (avail < hlen)
+				return DECODE_CORRUPT;
+			regen = (hdr >> 4) | (size_t)ip[1] << 4;
+		} else {
+			hlen = 3;
+			/* Guards the header's bytes. */
+			if (avail < hlen)
+				return DECODE_CORRUPT;
+			regen = (hdr >> 4) | (size_t)ip[1] << 4 | (size_t)ip[2] << 12;
+		}
+		/* Guards the literals buffer (and Block_Maximum_Size). */
+		if (regen > BLOCK_MAX)
+			return DECODE_CORRUPT;
+		if (type == LIT_RAW) {
+			/* Guards the literal bytes against the block. */
+			if (regen > avail - hlen)
+				return DECODE_CORRUPT;
+			/* Used in place: the sequences section and the rest
+			 * of the input follow them, so wild reads may go up
+			 * to the end of the input. */
+			lit->p = ip + hlen;
+			lit->end = lit->p + regen;
+			lit->limit = fs->iend;
+			*pip = ip + hlen + regen;
+		} else {
+			/* Guards the byte to repeat. */
+			if (avail < hlen + 1)
+				return DECODE_CORRUPT;
+			memset(ws->lit, ip[hlen], regen);
+			lit->p = ws->lit;
+			lit->end = ws->lit + regen;
+			lit->limit = ws->lit + sizeof(ws->lit);
+			*pip = ip + hlen + 1;
+		}
+		return DECODE_OK;
+	}
+
+	/* Compressed or treeless: two sizes of 10, 10, 14 or 18 bits. */
+	{
+		static const uint8_t hdr_len[4] = { 3, 3, 4, 5 };
+		static const uint8_t size_bits[4] = { 10, 10, 14, 18 };
+		const unsigned sbits = size_bits[sf];
+		const size_t smask = ((size_t)1 << sbits) - 1;
+		uint64_t v = 0;
+		size_t csize, tree = 0;
+		unsigned i;
+		enum decode_status st;
+
+		hlen = hdr_len[sf];
+		/* Guards the header's bytes. */
+		if (avail < hlen)
+			return DECODE_CORRUPT;
+		for (i = 0; i < hlen; i++)
+			v |= (uint64_t)ip[i] << (8 * i);
+		regen = (size_t)(v >> 4) & smask;
+		csize = (size_t)(v >> (4 + sbits)) & smask;
+		/* Guards the literals buffer (and Block_Maximum_Size). */
+		if (regen > BLOCK_MAX)
+			return DECODE_CORRUPT;
+		/* Guards the compressed literals against the block. */
+		if (csize > avail - hlen)
+			return DECODE_CORRUPT;
+		ip += hlen;
+		if (type == LIT_COMPRESSED) {
+			st = huf_read_tree(ws, ip, ip + csize, &tree, &fs->huf_bits);
+			if (st != DECODE_OK)
+				return st;
+		} else if (fs->huf_bits == 0) {
+			/* Treeless: a Huffman table from an earlier block of
+			 * this frame is required. */
+			return DECODE_CORRUPT;
+		}
+		if (sf == 0)
+			st = huf_1stream(ws->huf, fs->huf_bits, ip + tree, csize - tree, ws->lit, regen);
+		else
+			st = huf_4streams(ws->huf, fs->huf_bits, ip + tree, csize - tree, ws->lit, regen);
+		if (st != DECODE_OK)
+			return st;
+		lit->p = ws->lit;
+		lit->end = ws->lit + regen;
+		lit->limit = ws->lit + sizeof(ws->lit);
+		*pip = ip + csize;
+		return DECODE_OK;
+	}
+}
+
+/* ---- Sequences section: tables (3.1.1.3.2.1) ------------------------------ */
+
+static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
+				    const uint8_t *bend, struct fse_entry *t, unsigned *log,
+				    int *ok, unsigned max_log, unsigned max_sym,
+				    const int8_t *def, unsigned def_max, unsigned def_log,
+				    enum fse_kind kind)
+{
+	struct zstd_ws *const ws = fs->ws;
+	enum decode_status st;
+	unsigned s;
+
+	switch (mode) {
+	case MODE_PREDEFINED:
+		for (s = 0; s <= def_max; s++)
+			ws->norm[s] = def[s];
+		st = fse_build(t, ws->norm, def_max, def_log, kind, ws->next_count);
+		if (st != DECODE_OK)
+			return st;
+		*log = def_log;
+		break;
+	case MODE_RLE:
+		/* Guards the symbol byte. */
+		if (*pip >= bend)
+			return DECODE_CORRUPT;
+		s = *(*pip)++;
+		/* Guards the code tables: no such code. */
+		if (s > max_sym)
+			return DECODE_CORRUPT;
+		/* One state that stays itself and reads no bits. */
+		t[0].next = 0;
+		t[0].nbits = 0;
+		t[0].base = kind == KIND_LL ? ll_base[s] : kind == KIND_ML ? ml_base[s] : 1u << s;
+		t[0].extra = kind == KIND_LL ? ll_extra[s] : kind == KIND_ML ? ml_extra[s] : (uint8_t)s;
+		*log = 0;
+		break;
+	case MODE_FSE: {
+		size_t used;
+
+		st = read_fse_desc(*pip, (size_t)(bend - *pip), max_log, max_sym, ws->norm, log, &used);
+		if (st != DECODE_OK)
+			return st;
+		st = fse_build(t, ws->norm, max_sym, *log, kind, ws->next_count);
+		if (st != DECODE_OK)
+			return st;
+		*pip += used;
+		break;
+	}
+	default: /* MODE_REPEAT */
+		/* Guards against repeating a table this frame never had. */
+		if (!*ok)
+			return DECODE_CORRUPT;
+		return DECODE_OK;
+	}
+	*ok = 1;
+	return DECODE_OK;
+}
+
+/* ---- Sequence execution (3.1.2) -------------------------------------------- */
+
+/* For offsets 1, 2 and 4: the 8-byte word that repeats through a match. */
+static inline uint64_t pattern8(const uint8_t *m, size_t off)
+{
+	uint32_t w;
+
+	if (off == 1) {
+		w = m[0] * 0x01010101u;
+	} else if (off == 2) {
+		uint16_t h;
+
+		memcpy(&h, m, 2);
+		w = h * 0x00010001u;
+	} else {
+		memcpy(&w, m, 4);
+	}
+	return (uint64_t)w << 32 | w;
+}
+
+/* For offsets 3, 5, 6, 7: writes op[0..7] a byte at a time, then returns
+ * a source at a distance that is a multiple of off and >= 8 from op + 8,
+ * from which 8-byte copies continue the same periodic pattern. */
+static inline const uint8_t *spread_small_offset(uint8_t *op, size_t off)
+{
+	const uint8_t *m = op - off;
+
+	op[0] = m[0];
+	op[1] = m[1];
+	op[2] = m[2];
+	op[3] = m[3];
+	op[4] = m[4];
+	op[5] = m[5];
+	op[6] = m[6];
+	op[7] = m[7];
+	return op + 8 - (off == 3 ? 9 : 2 * off);
+}
+
+/* Copies a match in whole pieces: may write up to COPY_CHUNK - 1 bytes
+ * past op + len (and 8 bytes from op even if len < 8); the caller
+ * guarantees WILD_MARGIN bytes of room past op + len. */
+static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
+{
+	uint8_t *const end = op + len;
+	const uint8_t *m = op - off;
+
+	if (off >= COPY_CHUNK) {
+		do {
+			memcpy(op, m, COPY_CHUNK);
+			op += COPY_CHUNK;
+			m += COPY_CHUNK;
+		} while (op < end);
+	} else if (off >= 8) {
+		do {
+			memcpy(op, m, 8);
+			op += 8;
+			m += 8;
+		} while (op < end);
+	} else if ((off & (off - 1)) == 0) {
+		const uint64_t pat = pattern8(m, off);
+
+		do {
+			memcpy(op, &pat, 8);
+			op += 8;
+		} while (op < end);
+	} else {
+		m = spread_small_offset(op, off);
+		op += 8;
+		while (op < end) {
+			memcpy(op, m, 8);
+			op += 8;
+			m += 8;
+		}
+	}
+}
+
+/* Copies a match writing exactly [op, op + len). */
+static void copy_match_exact(uint8_t *op, size_t off, size_t len)
+{
+	uint8_t *const end = op + len;
+	const uint8_t *m = op - off;
+
+	if (off >= 8) {
+		while ((size_t)(end - op) >= 8) {
+			memcpy(op, m, 8);
+			op += 8;
+			m += 8;
+		}
+	}
+	while (op < end)
+		*op++ = *m++;
+}
+
+/* Refill points of the sequence loop.  64-bit: one refill per sequence
+ * covers the offset (<= 31 extra bits) and match length (<= 16) bits;
+ * a second, only when fewer than SEQ_TAIL_BITS are left, covers the
+ * literal length (<= 16) and the three state updates (<= 9 + 9 + 8).
+ * 32-bit: a refill before every field, and offsets of more than
+ * BR_MIN_FRESH bits read in two parts. */
+#define SEQ_TAIL_BITS (16 + LL_MAX_LOG + ML_MAX_LOG + OF_MAX_LOG)
+#define BR_IS_64      (BR_BITS == 64)
+
+_Static_assert(BR_BITS != 64 || 31 + 16 <= BR_MIN_FRESH, "one refill for offset and match length");
+_Static_assert(BR_BITS != 64 || SEQ_TAIL_BITS <= BR_MIN_FRESH, "one refill for the rest");
+_Static_assert(BR_BITS != 32 || LL_MAX_LOG + ML_MAX_LOG <= BR_MIN_FRESH, "32-bit refills");
+
+static inline size_t read_offset_bits(struct bitrd *br, unsigned n)
+{
+	if (!BR_IS_64 && n > BR_MIN_FRESH) {
+		const size_t hi = br_read(br, n - 16);
+
+		br_reload(br);
+		return hi << 16 | br_read(br, 16);
+	}
+	return br_read(br, n);
+}
+
+/* Decodes nseq sequences from the bitstream [p, bend) and executes them
+ * against the literals, writing at *pop (the frame's output began at
+ * fstart), then copies the last literals. */
+static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *p,
+					 const uint8_t *bend, size_t nseq, struct literals *lit,
+					 uint8_t **pop, uint8_t *const fstart, uint8_t *const oend)
+{
+	const struct fse_entry *const llt = fs->ws->ll, *const mlt = fs->ws->ml,
+			       *const oft = fs->ws->of;
+	const uint8_t *lp = lit->p;
+	const uint8_t *const lend = lit->end, *const llimit = lit->limit;
+	uint8_t *op = *pop;
+	size_t rep0 = fs->rep[0], rep1 = fs->rep[1], rep2 = fs->rep[2];
+	size_t lls, mls, ofs;
+	struct bitrd br;
+	uint8_t pad[BR_WORD];
+
+	if (!br_init(&br, p, (size_t)(bend - p), pad))
+		return DECODE_CORRUPT;
+	/* Initial states, in this order (3.1.1.3.2.2). */
+	lls = br_read(&br, fs->ll_log);
+	br_reload(&br);
+	ofs = br_read(&br, fs->of_log);
+	br_reload(&br);
+	mls = br_read(&br, fs->ml_log);
+
+	for (;;) {
+		const struct fse_entry *lle = &llt[lls], *mle = &mlt[mls], *ofe = &oft[ofs];
+		size_t off, ml, ll, offval;
+
+		br_reload(&br);
+		/* Guards the stream: more sequences than it holds bits for. */
+		if (br_overrun(&br))
+			return DECODE_CORRUPT;
+		offval = ofe->base + read_offset_bits(&br, ofe->extra);
+		if (!BR_IS_64)
+			br_reload(&br);
+		ml = mle->base + br_read(&br, mle->extra);
+		if (!BR_IS_64 || br.consumed > BR_BITS - SEQ_TAIL_BITS)
+			br_reload(&br);
+		ll = lle->base + br_read(&br, lle->extra);
+
+		/* Repeat offsets (3.1.2.5): values 1..3 name them, shifted by
+		 * one when there are no literals; 3 then means rep0 - 1. */
+		if (offval > REP_CODES) {
+			off = offval - REP_CODES;
+			rep2 = rep1;
+			rep1 = rep0;
+			rep0 = off;
+		} else {
+			const size_t idx = offval - 1 + (ll == 0);
+
+			if (idx == 0) {
+				off = rep0;
+			} else {
+				off = idx == 1 ? rep1 : idx == 2 ? rep2 : rep0 - 1;
+				if (idx != 1)
+					rep2 = rep1;
+				rep1 = rep0;
+				rep0 = off;
+			}
+		}
+
+		if (--nseq > 0) {
+			/* State updates: literal length, match length, offset. */
+			if (!BR_IS_64)
+				br_reload(&br);
+			lls = lle->next + br_read(&br, lle->nbits);
+			mls = mle->next + br_read(&br, mle->nbits);
+			if (!BR_IS_64)
+				br_reload(&br);
+			ofs = ofe->next + br_read(&br, ofe->nbits);
+		}
+
+		/* Guards the literals read: more than the section has. */
+		if (ll > (size_t)(lend - lp))
+			return DECODE_CORRUPT;
+		/* Guards the output: ll and ml are each < 2^17, no wrap. */
+		if (ll + ml > (size_t)(oend - op))
+			return DECODE_OUTPUT_OVERRUN;
+		/* Guards the match source: offset 0 (rep0 - 1 of 1), or
+		 * before the frame's first byte. */
+		if (off - 1 >= (size_t)(op + ll - fstart))
+			return DECODE_BAD_OFFSET;
+
+		if ((size_t)(oend - op) - (ll + ml) >= WILD_MARGIN &&
+		    (size_t)(llimit - lp) >= ll + COPY_CHUNK) {
+			/* Wild: both checks above leave room for the pieces. */
+			uint8_t *d = op;
+			const uint8_t *s = lp;
+
+			memcpy(d, s, COPY_CHUNK);
+			if (ll > COPY_CHUNK) {
+				uint8_t *const e = op + ll;
+
+				do {
+					d += COPY_CHUNK;
+					s += COPY_CHUNK;
+					memcpy(d, s, COPY_CHUNK);
+				} while (d + COPY_CHUNK < e);
+			}
+			op += ll;
+			lp += ll;
+			copy_match_wild(op, off, ml);
+			op += ml;
+		} else {
+			memcpy(op, lp, ll);
+			op += ll;
+			lp += ll;
+			copy_match_exact(op, off, ml);
+			op += ml;
+		}
+		if (nseq == 0)
+			break;
+	}
+	br_reload(&br);
+	/* Guards against a stream with bits left over, or read past. */
+	if (!br_done(&br))
+		return DECODE_CORRUPT;
+
+	/* The literals after the last sequence. */
+	{
+		const size_t rest = (size_t)(lend - lp);
+
+		/* Guards the output against the last literals. */
+		if (rest > (size_t)(oend - op))
+			return DECODE_OUTPUT_OVERRUN;
+		memcpy(op, lp, rest);
+		op += rest;
+	}
+	fs->rep[0] = rep0;
+	fs->rep[1] = rep1;
+	fs->rep[2] = rep2;
+	*pop = op;
+	return DECODE_OK;
+}
+
+/* ---- Compressed block (3.1.1.3) ------------------------------------------- */
+
+static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip,
+				       const uint8_t *bend, uint8_t **pop, uint8_t *fstart,
+				       uint8_t *oend)
+{
+	struct literals lit;
+	enum decode_status st;
+	size_t nseq;
+	unsigned modes;
+
+	st = decode_literals(fs, &ip, bend, &lit);
+	if (st != DECODE_OK)
+		return st;
+
+	/* Sequences section header (3.1.1.3.2.1): Number_of_Sequences in
+	 * 1..3 bytes. */
+	/* Guards its first byte. */
+	if (ip >= bend)
+		return DECODE_CORRUPT;
+	nseq = *ip++;
+	if (nseq >= 128) {
+		if (nseq < 255) {
+			/* Guards the second byte. */
+			if (ip >= bend)
+				return DECODE_CORRUPT;
+			nseq = ((nseq - 128) << 8) + *ip++;
+		} else {
+			/* Guards the two more bytes. */
+			if (bend - ip < 2)
+				return DECODE_CORRUPT;
+			nseq = get_le16(ip) + 0x7F00;
+			ip += 2;
+		}
+	}
+	if (nseq == 0) {
+		const size_t n = (size_t)(lit.end - lit.p);
+
+		/* Guards against bytes after an empty sequences section. */
+		if (ip != bend)
+			return DECODE_CORRUPT;
+		/* Guards the output against the literals. */
+		if (n > (size_t)(oend - *pop))
+			return DECODE_OUTPUT_OVERRUN;
+		memcpy(*pop, lit.p, n);
+		*pop += n;
+		return DECODE_OK;
+	}
+
+	/* Guards the Symbol_Compression_Modes byte. */
+	if (ip >= bend)
+		return DECODE_CORRUPT;
+	modes = *ip++;
+	/* Its low two bits are reserved. */
+	if (modes & 3)
+		return DECODE_CORRUPT;
+	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
+		       LL_MAX_SYMBOL, ll_default, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL);
+	if (st == DECODE_OK)
+		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, fs->ws->of, &fs->of_log, &fs->of_ok,
+			       OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
+	if (st == DECODE_OK)
+		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, fs->ws->ml, &fs->ml_log, &fs->ml_ok,
+			       ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
+			       KIND_ML);
+	if (st != DECODE_OK)
+		return st;
+	return exec_sequences(fs, ip, bend, nseq, &lit, pop, fstart, oend);
+}
+
+/* ---- XXH64 (the xxHash specification, XXH64) -------------------------------
+ * Content_Checksum is the low 32 bits of XXH64(content, seed 0). */
+#define XXH_P1 0x9E3779B185EBCA87ull
+#define XXH_P2 0xC2B2AE3D27D4EB4Full
+#define XXH_P3 0x165667B19E3779F9ull
+#define XXH_P4 0x85EBCA77C2B2AE63ull
+#define XXH_P5 0x27D4EB2F165667C5ull
+#define XXH_STRIPE 32
+
+static inline uint64_t rotl64(uint64_t x, unsigned r)
+{
+	return x << r | x >> (64 - r);
+}
+
+static inline uint64_t xxh_round(uint64_t acc, uint64_t lane)
+{
+	return rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
+}
+
+static inline uint64_t xxh_merge(uint64_t acc, uint64_t v)
+{
+	return (acc ^ xxh_round(0, v)) * XXH_P1 + XXH_P4;
+}
+
+static uint64_t xxh64(const uint8_t *p, size_t len)
+{
+	const uint8_t *const end = p + len;
+	uint64_t acc;
+
+	if (len >= XXH_STRIPE) {
+		uint64_t v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = 0 - XXH_P1;
+
+		do {
+			v1 = xxh_round(v1, get_le64(p));
+			v2 = xxh_round(v2, get_le64(p + 8));
+			v3 = xxh_round(v3, get_le64(p + 16));
+			v4 = xxh_round(v4, get_le64(p + 24));
+			p += XXH_STRIPE;
+		} while ((size_t)(end - p) >= XXH_STRIPE);
+		acc = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+		acc = xxh_merge(acc, v1);
+		acc = xxh_merge(acc, v2);
+		acc = xxh_merge(acc, v3);
+		acc = xxh_merge(acc, v4);
+	} else {
+		acc = XXH_P5;
+	}
+	acc += (uint64_t)len;
+	while ((size_t)(end - p) >= 8) {
+		acc ^= xxh_round(0, get_le64(p));
+		acc = rotl64(acc, 27) * XXH_P1 + XXH_P4;
+		p += 8;
+	}
+	if ((size_t)(end - p) >= 4) {
+		acc ^= (uint64_t)get_le32(p) * XXH_P1;
+		acc = rotl64(acc, 23) * XXH_P2 + XXH_P3;
+		p += 4;
+	}
+	while (p < end) {
+		acc ^= *p++ * XXH_P5;
+		acc = rotl64(acc, 11) * XXH_P1;
+	}
+	acc ^= acc >> 33;
+	acc *= XXH_P2;
+	acc ^= acc >> 29;
+	acc *= XXH_P3;
+	acc ^= acc >> 32;
+	return acc;
+}
+
+/* ---- Frames (3.1.1) --------------------------------------------------------- */
+
+static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
+				       const uint8_t *iend, uint8_t **pop, uint8_t *oend)
+{
+	static const uint8_t did_bytes[4] = { 0, 1, 2, 4 };
+	static const uint8_t fcs_bytes[4] = { 0, 2, 4, 8 };
+	const uint8_t *ip = *pip + MAGIC_BYTES;
+	uint8_t *op = *pop, *const fstart = op;
+	struct frame_state fs;
+	unsigned desc, single, fcs_len, did_len, has_sum;
+	uint64_t window = 0, fcs = 0;
+	size_t hlen, block_max;
+	enum decode_status st;
+	unsigned i;
+
+	/* Guards the Frame_Header_Descriptor. */
+	if (iend - ip < 1)
+		return DECODE_TRUNCATED;
+	desc = ip[0];
+	single = (desc >> 5) & 1;
+	has_sum = (desc >> 2) & 1;
+	did_len = did_bytes[desc & 3];
+	fcs_len = fcs_bytes[desc >> 6];
+	if ((desc >> 6) == 0 && single)
+		fcs_len = 1;
+	/* The reserved bit must be 0. */
+	if (desc & 0x08)
+		return DECODE_CORRUPT;
+	hlen = 1 + !single + did_len + fcs_len;
+	/* Guards the rest of the frame header. */
+	if ((size_t)(iend - ip) < hlen)
+		return DECODE_TRUNCATED;
+	ip++;
+	if (!single) {
+		const unsigned wlog = WINDOW_LOG_MIN + (ip[0] >> 3);
+		const uint64_t base = (uint64_t)1 << wlog;
+
+		window = base + (base >> 3) * (ip[0] & 7u);
+		ip++;
+	}
+	if (did_len) {
+		uint32_t did = 0;
+
+		for (i = 0; i < did_len; i++)
+			did |= (uint32_t)ip[i] << (8 * i);
+		/* We have no dictionaries. */
+		if (did != 0)
+			return DECODE_CORRUPT;
+		ip += did_len;
+	}
+	if (fcs_len) {
+		for (i = 0; i < fcs_len; i++)
+			fcs |= (uint64_t)ip[i] << (8 * i);
+		if (fcs_len == 2)
+			fcs += 256;
+		ip += fcs_len;
+		/* Guards the output: the frame says it is larger than what
+		 * is left of dst. */
+		if (fcs > (uint64_t)(oend - op))
+			return DECODE_OUTPUT_OVERRUN;
+	}
+	if (single)
+		window = fcs;
+	block_max = window < BLOCK_MAX ? (size_t)window : BLOCK_MAX;
+
+	fs.ws = ws;
+	fs.huf_bits = 0;
+	fs.ll_ok = fs.ml_ok = fs.of_ok = 0;
+	fs.ll_log = fs.ml_log = fs.of_log = 0;
+	fs.rep[0] = 1;
+	fs.rep[1] = 4;
+	fs.rep[2] = 8;
+	fs.iend = iend;
+
+	for (;;) {
+		uint32_t bh;
+		unsigned last, type;
+		size_t bsize;
+
+		/* Guards the block header. */
+		if ((size_t)(iend - ip) < BLOCK_HEADER_BYTES)
+			return DECODE_TRUNCATED;
+		bh = get_le24(ip);
+		ip += BLOCK_HEADER_BYTES;
+		last = bh & 1;
+		type = (bh >> 1) & 3;
+		bsize = bh >> 3;
+		if (type == BLOCK_RESERVED)
+			return DECODE_CORRUPT;
+		/* Guards Block_Maximum_Size: min(Window_Size, 128 KiB). */
+		if (bsize > block_max)
+			return DECODE_CORRUPT;
+		if (type == BLOCK_RLE) {
+			/* Guards the byte to repeat. */
+			if (ip == iend)
+				return DECODE_TRUNCATED;
+			/* Guards the output against the run. */
+			if (bsize > (size_t)(oend - op))
+				return DECODE_OUTPUT_OVERRUN;
+			memset(op, ip[0], bsize);
+			op += bsize;
+			ip++;
+		} else {
+			/* Guards the block content against the input. */
+			if (bsize > (size_t)(iend - ip))
+				return DECODE_TRUNCATED;
+			if (type == BLOCK_RAW) {
+				/* Guards the output against the block. */
+				if (bsize > (size_t)(oend - op))
+					return DECODE_OUTPUT_OVERRUN;
+				memcpy(op, ip, bsize);
+				op += bsize;
+			} else {
+				st = decode_block(&fs, ip, ip + bsize, &op, fstart, oend);
+				if (st != DECODE_OK)
+					return st;
+			}
+			ip += bsize;
+		}
+		if (last)
+			break;
+	}
+
+	/* Guards Frame_Content_Size: the blocks must produce exactly it. */
+	if (fcs_len && (uint64_t)(op - fstart) != fcs)
+		return DECODE_CORRUPT;
+	if (has_sum) {
+		/* Guards the checksum read. */
+		if ((size_t)(iend - ip) < CHECKSUM_BYTES)
+			return DECODE_TRUNCATED;
+		if ((uint32_t)xxh64(fstart, (size_t)(op - fstart)) != get_le32(ip))
+			return DECODE_CHECK_MISMATCH;
+		ip += CHECKSUM_BYTES;
+	}
+	*pip = ip;
+	*pop = op;
+	return DECODE_OK;
+}
+
+enum decode_status zstd_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+			       void *workspace)
+{
+	uint8_t none;   /* stands in for dst when dst_len == 0 (dst may be NULL) */
+	const uint8_t *ip, *iend;
+	uint8_t *op, *oend;
+	enum decode_status st;
+
+	if (src_len == 0)
+		return dst_len == 0 ? DECODE_OK : DECODE_TRUNCATED;
+	if (dst_len == 0)
+		dst = &none;    /* never written: every write is checked against oend */
+	ip = src;
+	iend = src + src_len;
+	op = dst;
+	oend = dst + dst_len;
+
+	while (ip < iend) {
+		uint32_t magic;
+
+		/* Guards the magic number read. */
+		if ((size_t)(iend - ip) < MAGIC_BYTES)
+			return DECODE_TRUNCATED;
+		magic = get_le32(ip);
+		if ((magic & SKIP_MAGIC_MASK) == SKIP_MAGIC) {
+			size_t size;
+
+			/* Guards the Frame_Size read. */
+			if ((size_t)(iend - ip) < SKIP_HEADER_BYTES)
+				return DECODE_TRUNCATED;
+			size = get_le32(ip + MAGIC_BYTES);
+			/* Guards the skip against the input. */
+			if (size > (size_t)(iend - ip) - SKIP_HEADER_BYTES)
+				return DECODE_TRUNCATED;
+			ip += SKIP_HEADER_BYTES + size;
+			continue;
+		}
+		if (magic != ZSTD_MAGIC)
+			return DECODE_CORRUPT;
+		st = decode_frame(workspace, &ip, iend, &op, oend);
+		if (st != DECODE_OK)
+			return st;
+	}
+	return op == oend ? DECODE_OK : DECODE_SHORT_OUTPUT;
+}
