@@ -47,6 +47,18 @@
 #include "decode.h"
 #include "mem.h"
 
+/* The differential fuzzer (tests/fuzz_zstd.c, built -DZSTD_DECODE_NOTES)
+ * learns through this which of our checks that libzstd's fast paths skip
+ * made a decode fail; elsewhere it is nothing. */
+#ifdef ZSTD_DECODE_NOTES
+extern const char *zstd_decode_note;
+#define NOTE(what) (zstd_decode_note = (what))
+#else
+#define NOTE(what) ((void)0)
+#endif
+#define NOTE_HUF_END "huffman stream not consumed exactly"
+#define NOTE_SEQ_END "sequence stream not consumed exactly"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zstd_decode.c loads little-endian words as they are"
 #endif
@@ -191,6 +203,7 @@ struct frame_state {
 	unsigned huf_bits;              /* 0: no Huffman table yet */
 	unsigned ll_log, ml_log, of_log;
 	int ll_ok, ml_ok, of_ok;        /* a table exists for repeat mode */
+	int ll_pre, ml_pre, of_pre;     /* ... and it is the predefined one */
 	size_t rep[REP_CODES];
 	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
 };
@@ -216,6 +229,10 @@ static inline uint64_t get_le64(const uint8_t *p)
 {
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
+
+/* For the few small functions of the hot loops, which GCC would otherwise
+ * keep out of line when they are called from two places. */
+#define HOT_INLINE inline __attribute__((always_inline))
 
 /* Index of the highest set bit; x != 0. */
 static inline unsigned highbit32(uint32_t x)
@@ -330,23 +347,24 @@ static inline int br_done(const struct bitrd *b)
 }
 
 /* ---- Forward bit reading for FSE table descriptions (4.1.1) -------------
- * Little-endian bit order from the first byte.  Bits past the end read as
- * 0; the caller checks the position against the length afterwards. */
+ * Little-endian bit order from the first byte, at most FWD_MAX_BITS at a
+ * time.  Bits past the end read as 0; the caller checks the position
+ * against the length afterwards. */
+#define FWD_MAX_BITS (LL_MAX_LOG + 1)
+_Static_assert(FWD_MAX_BITS + 7 <= 24, "fwd_peek reads three bytes");
 static uint32_t fwd_peek(const uint8_t *p, size_t len, size_t pos, unsigned n)
 {
-	uint32_t v = 0;
+	const size_t at = pos >> 3;
+	uint32_t w = 0;
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		size_t bit = pos + i;
-
+	/* n <= 10 and pos & 7 <= 7: three bytes hold every bit wanted. */
+	for (i = 0; i < 3; i++)
 		/* Guards the byte read: past the description, bits are 0. */
-		if ((bit >> 3) < len)
-			v |= (uint32_t)((p[bit >> 3] >> (bit & 7)) & 1u) << i;
-	}
-	return v;
+		if (at + i < len)
+			w |= (uint32_t)p[at + i] << (8 * i);
+	return (w >> (pos & 7)) & ((1u << n) - 1);
 }
-
 /* Reads an FSE table description (4.1.1) from [p, p + len): its accuracy
  * log (at most max_log) and the normalized counts of symbols 0..max_sym
  * into norm[] (the ones not described are 0).  *used is the bytes it
@@ -681,7 +699,11 @@ static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, un
 	}
 	br_reload(br);
 	/* Guards against a stream with bits left over or read past. */
-	return br_done(br) ? DECODE_OK : DECODE_CORRUPT;
+	if (!br_done(br)) {
+		NOTE(NOTE_HUF_END);
+		return DECODE_CORRUPT;
+	}
+	return DECODE_OK;
 }
 
 static enum decode_status huf_1stream(const uint16_t *table, unsigned bits, const uint8_t *p,
@@ -893,7 +915,7 @@ static enum decode_status decode_literals(struct frame_state *fs, const uint8_t 
 
 static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
 				    const uint8_t *bend, struct fse_entry *t, unsigned *log,
-				    int *ok, unsigned max_log, unsigned max_sym,
+				    int *ok, int *pre, unsigned max_log, unsigned max_sym,
 				    const int8_t *def, unsigned def_max, unsigned def_log,
 				    enum fse_kind kind)
 {
@@ -901,8 +923,16 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 	enum decode_status st;
 	unsigned s;
 
+	if (mode != MODE_REPEAT)
+		*pre = 0;
 	switch (mode) {
 	case MODE_PREDEFINED:
+		/* Built once per frame: blocks that use it again skip this. */
+		if (*ok && *pre) {
+			*pre = 1;
+			return DECODE_OK;
+		}
+		*pre = 1;
 		for (s = 0; s <= def_max; s++)
 			ws->norm[s] = def[s];
 		st = fse_build(t, ws->norm, def_max, def_log, kind, ws->next_count);
@@ -1064,6 +1094,137 @@ static inline size_t read_offset_bits(struct bitrd *br, unsigned n)
 	return br_read(br, n);
 }
 
+/* One decoded sequence, waiting to be executed. */
+struct seq {
+	size_t ll, ml, off;
+};
+
+/* The sequence decoder's state: the bitstream, the three FSE states and
+ * the repeat offsets. */
+struct seq_dec {
+	struct bitrd br;
+	size_t lls, mls, ofs;
+	size_t rep0, rep1, rep2;
+};
+
+/* Decodes one sequence (3.1.1.3.2.2, 3.1.2.5); last: it is the block's
+ * last, whose states are not updated.  Reads no memory but the tables:
+ * the caller checks br_overrun() and the values when it executes it. */
+static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *llt,
+			      const struct fse_entry *mlt, const struct fse_entry *oft,
+			      struct seq *out, int last)
+{
+	const struct fse_entry *lle = &llt[d->lls], *mle = &mlt[d->mls], *ofe = &oft[d->ofs];
+	size_t off, offval, ll;
+
+	br_reload(&d->br);
+	offval = ofe->base + read_offset_bits(&d->br, ofe->extra);
+	if (!BR_IS_64)
+		br_reload(&d->br);
+	out->ml = mle->base + br_read(&d->br, mle->extra);
+	if (!BR_IS_64 || d->br.consumed > BR_BITS - SEQ_TAIL_BITS)
+		br_reload(&d->br);
+	ll = lle->base + br_read(&d->br, lle->extra);
+	out->ll = ll;
+
+	/* Repeat offsets (3.1.2.5): values 1..3 name them, shifted by one
+	 * when there are no literals; 3 then means rep0 - 1 (0 if rep0 is
+	 * 1, which the executor rejects). */
+	if (offval > REP_CODES) {
+		off = offval - REP_CODES;
+		d->rep2 = d->rep1;
+		d->rep1 = d->rep0;
+		d->rep0 = off;
+	} else {
+		const size_t idx = offval - 1 + (ll == 0);
+
+		if (idx == 0) {
+			off = d->rep0;
+		} else {
+			off = idx == 1 ? d->rep1 : idx == 2 ? d->rep2 : d->rep0 - 1;
+			if (idx != 1)
+				d->rep2 = d->rep1;
+			d->rep1 = d->rep0;
+			d->rep0 = off;
+		}
+	}
+	out->off = off;
+
+	if (!last) {
+		/* State updates: literal length, match length, offset. */
+		if (!BR_IS_64)
+			br_reload(&d->br);
+		d->lls = lle->next + br_read(&d->br, lle->nbits);
+		d->mls = mle->next + br_read(&d->br, mle->nbits);
+		if (!BR_IS_64)
+			br_reload(&d->br);
+		d->ofs = ofe->next + br_read(&d->br, ofe->nbits);
+	}
+}
+
+/* Executes one sequence at *pop: its literals from *plp, then its match.
+ * Every bound is checked here, against the real positions. */
+static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop, const uint8_t **plp,
+					  const uint8_t *lend, const uint8_t *llimit,
+					  uint8_t *fstart, uint8_t *oend)
+{
+	uint8_t *op = *pop;
+	const uint8_t *lp = *plp;
+	const size_t ll = q->ll, ml = q->ml, off = q->off;
+
+	/* Guards the literals read: more than the section has. */
+	if (ll > (size_t)(lend - lp))
+		return DECODE_CORRUPT;
+	/* Guards the output: ll and ml are each < 2^17, no wrap. */
+	if (ll + ml > (size_t)(oend - op))
+		return DECODE_OUTPUT_OVERRUN;
+	/* Guards the match source: offset 0 (rep0 - 1 of 1), or before
+	 * the frame's first byte. */
+	if (off - 1 >= (size_t)(op + ll - fstart))
+		return DECODE_BAD_OFFSET;
+
+	if ((size_t)(oend - op) - (ll + ml) >= WILD_MARGIN &&
+	    (size_t)(llimit - lp) >= ll + COPY_CHUNK) {
+		/* Wild: both checks above leave room for the pieces. */
+		uint8_t *d = op;
+		const uint8_t *s = lp;
+
+		memcpy(d, s, COPY_CHUNK);
+		if (ll > COPY_CHUNK) {
+			uint8_t *const e = op + ll;
+
+			do {
+				d += COPY_CHUNK;
+				s += COPY_CHUNK;
+				memcpy(d, s, COPY_CHUNK);
+			} while (d + COPY_CHUNK < e);
+		}
+		copy_match_wild(op + ll, off, ml);
+	} else {
+		memcpy(op, lp, ll);
+		copy_match_exact(op + ll, off, ml);
+	}
+	*pop = op + ll + ml;
+	*plp = lp + ll;
+	return DECODE_OK;
+}
+
+/* Sequences are decoded SEQ_AHEAD ahead of their execution, and the
+ * match source of each is prefetched when it is decoded: in a kernel
+ * most matches reach megabytes back, out of the cache.  (Decoding
+ * ahead is the idea of libzstd's "long offsets" loop; the code is ours.) */
+#define SEQ_AHEAD 8
+_Static_assert((SEQ_AHEAD & (SEQ_AHEAD - 1)) == 0, "ring index by mask");
+
+static inline void prefetch_match(uintptr_t *pos, const struct seq *q)
+{
+	/* Integer arithmetic: on corrupt input the address may be anywhere,
+	 * and a prefetch never faults. */
+	*pos += q->ll;
+	__builtin_prefetch((const void *)(*pos - q->off));
+	*pos += q->ml;
+}
+
 /* Decodes nseq sequences from the bitstream [p, bend) and executes them
  * against the literals, writing at *pop (the frame's output began at
  * fstart), then copies the last literals. */
@@ -1076,113 +1237,54 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	const uint8_t *lp = lit->p;
 	const uint8_t *const lend = lit->end, *const llimit = lit->limit;
 	uint8_t *op = *pop;
-	size_t rep0 = fs->rep[0], rep1 = fs->rep[1], rep2 = fs->rep[2];
-	size_t lls, mls, ofs;
-	struct bitrd br;
+	uintptr_t ahead_pos = (uintptr_t)op;
+	struct seq ring[SEQ_AHEAD];
+	struct seq_dec d;
+	size_t dec, ex;
+	enum decode_status st;
 	uint8_t pad[BR_WORD];
 
-	if (!br_init(&br, p, (size_t)(bend - p), pad))
+	if (!br_init(&d.br, p, (size_t)(bend - p), pad))
 		return DECODE_CORRUPT;
 	/* Initial states, in this order (3.1.1.3.2.2). */
-	lls = br_read(&br, fs->ll_log);
-	br_reload(&br);
-	ofs = br_read(&br, fs->of_log);
-	br_reload(&br);
-	mls = br_read(&br, fs->ml_log);
+	d.lls = br_read(&d.br, fs->ll_log);
+	br_reload(&d.br);
+	d.ofs = br_read(&d.br, fs->of_log);
+	br_reload(&d.br);
+	d.mls = br_read(&d.br, fs->ml_log);
+	d.rep0 = fs->rep[0];
+	d.rep1 = fs->rep[1];
+	d.rep2 = fs->rep[2];
 
-	for (;;) {
-		const struct fse_entry *lle = &llt[lls], *mle = &mlt[mls], *ofe = &oft[ofs];
-		size_t off, ml, ll, offval;
-
-		br_reload(&br);
-		/* Guards the stream: more sequences than it holds bits for. */
-		if (br_overrun(&br))
-			return DECODE_CORRUPT;
-		offval = ofe->base + read_offset_bits(&br, ofe->extra);
-		if (!BR_IS_64)
-			br_reload(&br);
-		ml = mle->base + br_read(&br, mle->extra);
-		if (!BR_IS_64 || br.consumed > BR_BITS - SEQ_TAIL_BITS)
-			br_reload(&br);
-		ll = lle->base + br_read(&br, lle->extra);
-
-		/* Repeat offsets (3.1.2.5): values 1..3 name them, shifted by
-		 * one when there are no literals; 3 then means rep0 - 1. */
-		if (offval > REP_CODES) {
-			off = offval - REP_CODES;
-			rep2 = rep1;
-			rep1 = rep0;
-			rep0 = off;
-		} else {
-			const size_t idx = offval - 1 + (ll == 0);
-
-			if (idx == 0) {
-				off = rep0;
-			} else {
-				off = idx == 1 ? rep1 : idx == 2 ? rep2 : rep0 - 1;
-				if (idx != 1)
-					rep2 = rep1;
-				rep1 = rep0;
-				rep0 = off;
-			}
-		}
-
-		if (--nseq > 0) {
-			/* State updates: literal length, match length, offset. */
-			if (!BR_IS_64)
-				br_reload(&br);
-			lls = lle->next + br_read(&br, lle->nbits);
-			mls = mle->next + br_read(&br, mle->nbits);
-			if (!BR_IS_64)
-				br_reload(&br);
-			ofs = ofe->next + br_read(&br, ofe->nbits);
-		}
-
-		/* Guards the literals read: more than the section has. */
-		if (ll > (size_t)(lend - lp))
-			return DECODE_CORRUPT;
-		/* Guards the output: ll and ml are each < 2^17, no wrap. */
-		if (ll + ml > (size_t)(oend - op))
-			return DECODE_OUTPUT_OVERRUN;
-		/* Guards the match source: offset 0 (rep0 - 1 of 1), or
-		 * before the frame's first byte. */
-		if (off - 1 >= (size_t)(op + ll - fstart))
-			return DECODE_BAD_OFFSET;
-
-		if ((size_t)(oend - op) - (ll + ml) >= WILD_MARGIN &&
-		    (size_t)(llimit - lp) >= ll + COPY_CHUNK) {
-			/* Wild: both checks above leave room for the pieces. */
-			uint8_t *d = op;
-			const uint8_t *s = lp;
-
-			memcpy(d, s, COPY_CHUNK);
-			if (ll > COPY_CHUNK) {
-				uint8_t *const e = op + ll;
-
-				do {
-					d += COPY_CHUNK;
-					s += COPY_CHUNK;
-					memcpy(d, s, COPY_CHUNK);
-				} while (d + COPY_CHUNK < e);
-			}
-			op += ll;
-			lp += ll;
-			copy_match_wild(op, off, ml);
-			op += ml;
-		} else {
-			memcpy(op, lp, ll);
-			op += ll;
-			lp += ll;
-			copy_match_exact(op, off, ml);
-			op += ml;
-		}
-		if (nseq == 0)
-			break;
+	for (dec = 0; dec < nseq && dec < SEQ_AHEAD; dec++) {
+		decode_seq(&d, llt, mlt, oft, &ring[dec], dec + 1 == nseq);
+		prefetch_match(&ahead_pos, &ring[dec]);
 	}
-	br_reload(&br);
+	for (ex = 0; dec < nseq; dec++, ex++) {
+		/* Guards the stream: more sequences than it holds bits for
+		 * (checked here once per sequence; what was decoded from
+		 * phantom bits is never executed past the final check). */
+		if (br_overrun(&d.br)) {
+			NOTE(NOTE_SEQ_END);
+			return DECODE_CORRUPT;
+		}
+		st = exec_seq(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit, fstart, oend);
+		if (st != DECODE_OK)
+			return st;
+		decode_seq(&d, llt, mlt, oft, &ring[dec & (SEQ_AHEAD - 1)], dec + 1 == nseq);
+		prefetch_match(&ahead_pos, &ring[dec & (SEQ_AHEAD - 1)]);
+	}
+	br_reload(&d.br);
 	/* Guards against a stream with bits left over, or read past. */
-	if (!br_done(&br))
+	if (!br_done(&d.br)) {
+		NOTE(NOTE_SEQ_END);
 		return DECODE_CORRUPT;
+	}
+	for (; ex < nseq; ex++) {
+		st = exec_seq(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit, fstart, oend);
+		if (st != DECODE_OK)
+			return st;
+	}
 
 	/* The literals after the last sequence. */
 	{
@@ -1194,9 +1296,9 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 		memcpy(op, lp, rest);
 		op += rest;
 	}
-	fs->rep[0] = rep0;
-	fs->rep[1] = rep1;
-	fs->rep[2] = rep2;
+	fs->rep[0] = d.rep0;
+	fs->rep[1] = d.rep1;
+	fs->rep[2] = d.rep2;
 	*pop = op;
 	return DECODE_OK;
 }
@@ -1257,14 +1359,14 @@ static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip
 	/* Its low two bits are reserved. */
 	if (modes & 3)
 		return DECODE_CORRUPT;
-	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
+	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, &fs->ll_pre, LL_MAX_LOG,
 		       LL_MAX_SYMBOL, ll_default, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL);
 	if (st == DECODE_OK)
 		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, fs->ws->of, &fs->of_log, &fs->of_ok,
-			       OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
+			       &fs->of_pre, OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
 	if (st == DECODE_OK)
 		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, fs->ws->ml, &fs->ml_log, &fs->ml_ok,
-			       ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
+			       &fs->ml_pre, ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
 			       KIND_ML);
 	if (st != DECODE_OK)
 		return st;
@@ -1295,26 +1397,58 @@ static inline uint64_t xxh_merge(uint64_t acc, uint64_t v)
 	return (acc ^ xxh_round(0, v)) * XXH_P1 + XXH_P4;
 }
 
-static uint64_t xxh64(const uint8_t *p, size_t len)
+/* Hashed as the frame is decoded, a block at a time while its output is
+ * still in the cache: whole stripes up to the output so far, then at the
+ * end of the frame the rest.  The output is contiguous, so no buffering. */
+struct xxh {
+	uint64_t v1, v2, v3, v4;
+	const uint8_t *start, *pos;     /* the frame's output; hashed up to pos */
+};
+
+static void xxh_init(struct xxh *h, const uint8_t *start)
 {
-	const uint8_t *const end = p + len;
+	h->v1 = XXH_P1 + XXH_P2;
+	h->v2 = XXH_P2;
+	h->v3 = 0;
+	h->v4 = 0 - XXH_P1;
+	h->start = h->pos = start;
+}
+
+/* Takes in the whole stripes of [h->pos, end). */
+static void xxh_update(struct xxh *h, const uint8_t *end)
+{
+	const uint8_t *p = h->pos;
+	uint64_t v1 = h->v1, v2 = h->v2, v3 = h->v3, v4 = h->v4;
+
+	while ((size_t)(end - p) >= XXH_STRIPE) {
+		v1 = xxh_round(v1, get_le64(p));
+		v2 = xxh_round(v2, get_le64(p + 8));
+		v3 = xxh_round(v3, get_le64(p + 16));
+		v4 = xxh_round(v4, get_le64(p + 24));
+		p += XXH_STRIPE;
+	}
+	h->v1 = v1;
+	h->v2 = v2;
+	h->v3 = v3;
+	h->v4 = v4;
+	h->pos = p;
+}
+
+/* XXH64 of [h->start, end), seed 0. */
+static uint64_t xxh_final(struct xxh *h, const uint8_t *end)
+{
+	const uint8_t *p;
+	const size_t len = (size_t)(end - h->start);
 	uint64_t acc;
 
+	xxh_update(h, end);
+	p = h->pos;
 	if (len >= XXH_STRIPE) {
-		uint64_t v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = 0 - XXH_P1;
-
-		do {
-			v1 = xxh_round(v1, get_le64(p));
-			v2 = xxh_round(v2, get_le64(p + 8));
-			v3 = xxh_round(v3, get_le64(p + 16));
-			v4 = xxh_round(v4, get_le64(p + 24));
-			p += XXH_STRIPE;
-		} while ((size_t)(end - p) >= XXH_STRIPE);
-		acc = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
-		acc = xxh_merge(acc, v1);
-		acc = xxh_merge(acc, v2);
-		acc = xxh_merge(acc, v3);
-		acc = xxh_merge(acc, v4);
+		acc = rotl64(h->v1, 1) + rotl64(h->v2, 7) + rotl64(h->v3, 12) + rotl64(h->v4, 18);
+		acc = xxh_merge(acc, h->v1);
+		acc = xxh_merge(acc, h->v2);
+		acc = xxh_merge(acc, h->v3);
+		acc = xxh_merge(acc, h->v4);
 	} else {
 		acc = XXH_P5;
 	}
@@ -1351,6 +1485,7 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 	const uint8_t *ip = *pip + MAGIC_BYTES;
 	uint8_t *op = *pop, *const fstart = op;
 	struct frame_state fs;
+	struct xxh hash;
 	unsigned desc, single, fcs_len, did_len, has_sum;
 	uint64_t window = 0, fcs = 0;
 	size_t hlen, block_max;
@@ -1410,11 +1545,13 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 	fs.ws = ws;
 	fs.huf_bits = 0;
 	fs.ll_ok = fs.ml_ok = fs.of_ok = 0;
+	fs.ll_pre = fs.ml_pre = fs.of_pre = 0;
 	fs.ll_log = fs.ml_log = fs.of_log = 0;
 	fs.rep[0] = 1;
 	fs.rep[1] = 4;
 	fs.rep[2] = 8;
 	fs.iend = iend;
+	xxh_init(&hash, fstart);
 
 	for (;;) {
 		uint32_t bh;
@@ -1461,6 +1598,8 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 			}
 			ip += bsize;
 		}
+		if (has_sum)
+			xxh_update(&hash, op);
 		if (last)
 			break;
 	}
@@ -1472,7 +1611,7 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 		/* Guards the checksum read. */
 		if ((size_t)(iend - ip) < CHECKSUM_BYTES)
 			return DECODE_TRUNCATED;
-		if ((uint32_t)xxh64(fstart, (size_t)(op - fstart)) != get_le32(ip))
+		if ((uint32_t)xxh_final(&hash, op) != get_le32(ip))
 			return DECODE_CHECK_MISMATCH;
 		ip += CHECKSUM_BYTES;
 	}

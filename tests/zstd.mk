@@ -51,7 +51,7 @@ check-zstd: $(B)/tests/test_zstd $(B)/tests/test_zstd_asan
 
 $(B)/fuzz/fuzz_zstd: tests/fuzz_zstd.c decode/zstd_decode.c $(TEST_ZSTD_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz_zstd.c decode/zstd_decode.c -lzstd
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DZSTD_DECODE_NOTES -o $@ tests/fuzz_zstd.c decode/zstd_decode.c -lzstd
 
 # Seeds: small inputs compressed by libzstd at several levels and options,
 # in the fuzzer's input format.  Plain host build: it only writes files.
