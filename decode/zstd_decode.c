@@ -187,6 +187,9 @@ struct zstd_ws {
 	uint16_t huf[1 << HUF_MAX_BITS];
 	int16_t norm[FSE_MAX_SYMBOLS + 11];           /* while building an FSE table */
 	uint16_t next_count[FSE_MAX_SYMBOLS + 11];
+	uint32_t sym_base[FSE_MAX_SYMBOLS + 11];
+	uint8_t sym_extra[FSE_MAX_SYMBOLS + 11];
+	uint8_t spread[1 << LL_MAX_LOG];              /* symbols in spread order */
 	uint8_t weights[HUF_MAX_SYMBOLS];
 	uint8_t lit[BLOCK_MAX + LIT_SLACK];
 };
@@ -203,7 +206,7 @@ struct frame_state {
 	unsigned huf_bits;              /* 0: no Huffman table yet */
 	unsigned ll_log, ml_log, of_log;
 	int ll_ok, ml_ok, of_ok;        /* a table exists for repeat mode */
-	int ll_pre, ml_pre, of_pre;     /* ... and it is the predefined one */
+	int long_window;                /* Window_Size > LONG_WINDOW: prefetch matches */
 	size_t rep[REP_CODES];
 	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
 };
@@ -309,14 +312,23 @@ static inline int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t p
  * start of the stream allows, and reloads it. */
 static inline void br_reload(struct bitrd *b)
 {
-	size_t back = b->consumed >> 3;
-	size_t room = (size_t)(b->ptr - b->start);
+	if ((size_t)(b->ptr - b->start) >= BR_WORD) {
+		/* The usual case.  Every reader refills before it has read
+		 * more than the word holds (see the callers), so consumed <=
+		 * BR_BITS and ptr moves back at most one word: not before
+		 * start. */
+		b->ptr -= b->consumed >> 3;
+		b->consumed &= 7;
+	} else {
+		size_t back = b->consumed >> 3;
+		const size_t room = (size_t)(b->ptr - b->start);
 
-	/* Guards ptr against moving before the stream's first byte. */
-	if (back > room)
-		back = room;
-	b->ptr -= back;
-	b->consumed -= (unsigned)back * 8;
+		/* Guards ptr against moving before the stream's first byte. */
+		if (back > room)
+			back = room;
+		b->ptr -= back;
+		b->consumed -= (unsigned)back * 8;
+	}
 	b->bits = load_word(b->ptr);
 }
 
@@ -456,27 +468,48 @@ enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
  * the step (size / 2 + size / 8 + 3); each state then gets its number of
  * bits and next-state baseline.  next + (any nbits bits) < size for every
  * state, so a decoder's state never leaves its table. */
-static enum decode_status fse_build(struct fse_entry *t, const int16_t *norm, unsigned max_sym,
-				    unsigned log, enum fse_kind kind, uint16_t *next_count)
+static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, unsigned max_sym,
+				    unsigned log, enum fse_kind kind)
 {
+	const int16_t *const norm = ws->norm;
+	uint8_t *const spread = ws->spread;
 	const uint32_t size = 1u << log, mask = size - 1;
 	const uint32_t step = (size >> 1) + (size >> 3) + 3;
 	uint32_t high = size - 1, pos = 0, u;
 	unsigned s;
 
 	for (s = 0; s <= max_sym; s++) {
+		/* What the symbol stands for, once per symbol. */
+		switch (kind) {
+		case KIND_LL:
+			ws->sym_base[s] = ll_base[s];
+			ws->sym_extra[s] = ll_extra[s];
+			break;
+		case KIND_ML:
+			ws->sym_base[s] = ml_base[s];
+			ws->sym_extra[s] = ml_extra[s];
+			break;
+		case KIND_OF:
+			ws->sym_base[s] = 1u << s;
+			ws->sym_extra[s] = (uint8_t)s;
+			break;
+		case KIND_WEIGHT:
+			ws->sym_base[s] = s;
+			ws->sym_extra[s] = 0;
+			break;
+		}
 		if (norm[s] == -1) {
-			t[high--].base = s;    /* the symbol, for now */
-			next_count[s] = 1;
+			spread[high--] = (uint8_t)s;
+			ws->next_count[s] = 1;
 		} else {
-			next_count[s] = (uint16_t)norm[s];
+			ws->next_count[s] = (uint16_t)norm[s];
 		}
 	}
 	for (s = 0; s <= max_sym; s++) {
 		int i;
 
 		for (i = 0; i < norm[s]; i++) {
-			t[pos].base = s;
+			spread[pos] = (uint8_t)s;
 			do
 				pos = (pos + step) & mask;
 			while (pos > high);
@@ -489,30 +522,14 @@ static enum decode_status fse_build(struct fse_entry *t, const int16_t *norm, un
 
 	for (u = 0; u < size; u++) {
 		struct fse_entry *e = &t[u];
-		const unsigned sym = e->base;
-		const uint32_t x = next_count[sym]++;
+		const unsigned sym = spread[u];
+		const uint32_t x = ws->next_count[sym]++;
 		const unsigned nb = log - highbit32(x);
 
 		e->nbits = (uint8_t)nb;
 		e->next = (uint16_t)((x << nb) - size);
-		switch (kind) {
-		case KIND_LL:
-			e->base = ll_base[sym];
-			e->extra = ll_extra[sym];
-			break;
-		case KIND_ML:
-			e->base = ml_base[sym];
-			e->extra = ml_extra[sym];
-			break;
-		case KIND_OF:
-			e->base = 1u << sym;
-			e->extra = (uint8_t)sym;
-			break;
-		case KIND_WEIGHT:
-			e->base = sym;
-			e->extra = 0;
-			break;
-		}
+		e->base = ws->sym_base[sym];
+		e->extra = ws->sym_extra[sym];
 	}
 	return DECODE_OK;
 }
@@ -533,7 +550,7 @@ static enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, 
 	st = read_fse_desc(p, len, HUF_WEIGHT_MAX_LOG, HUF_MAX_WEIGHT, ws->norm, &log, &used);
 	if (st != DECODE_OK)
 		return st;
-	st = fse_build(ws->hw, ws->norm, HUF_MAX_WEIGHT, log, KIND_WEIGHT, ws->next_count);
+	st = fse_build(ws, ws->hw, HUF_MAX_WEIGHT, log, KIND_WEIGHT);
 	if (st != DECODE_OK)
 		return st;
 	/* Guards the bitstream: it is the rest of the bytes, and must hold
@@ -915,7 +932,7 @@ static enum decode_status decode_literals(struct frame_state *fs, const uint8_t 
 
 static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
 				    const uint8_t *bend, struct fse_entry *t, unsigned *log,
-				    int *ok, int *pre, unsigned max_log, unsigned max_sym,
+				    int *ok, unsigned max_log, unsigned max_sym,
 				    const int8_t *def, unsigned def_max, unsigned def_log,
 				    enum fse_kind kind)
 {
@@ -923,19 +940,11 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 	enum decode_status st;
 	unsigned s;
 
-	if (mode != MODE_REPEAT)
-		*pre = 0;
 	switch (mode) {
 	case MODE_PREDEFINED:
-		/* Built once per frame: blocks that use it again skip this. */
-		if (*ok && *pre) {
-			*pre = 1;
-			return DECODE_OK;
-		}
-		*pre = 1;
 		for (s = 0; s <= def_max; s++)
 			ws->norm[s] = def[s];
-		st = fse_build(t, ws->norm, def_max, def_log, kind, ws->next_count);
+		st = fse_build(ws, t, def_max, def_log, kind);
 		if (st != DECODE_OK)
 			return st;
 		*log = def_log;
@@ -961,7 +970,7 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 		st = read_fse_desc(*pip, (size_t)(bend - *pip), max_log, max_sym, ws->norm, log, &used);
 		if (st != DECODE_OK)
 			return st;
-		st = fse_build(t, ws->norm, max_sym, *log, kind, ws->next_count);
+		st = fse_build(ws, t, max_sym, *log, kind);
 		if (st != DECODE_OK)
 			return st;
 		*pip += used;
@@ -1075,7 +1084,9 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
  * a second, only when fewer than SEQ_TAIL_BITS are left, covers the
  * literal length (<= 16) and the three state updates (<= 9 + 9 + 8).
  * 32-bit: a refill before every field, and offsets of more than
- * BR_MIN_FRESH bits read in two parts. */
+ * BR_MIN_FRESH bits read in two parts.  (Reading the three values' bits
+ * in one go and splitting them costs more than it saves without BMI2's
+ * shifts.) */
 #define SEQ_TAIL_BITS (16 + LL_MAX_LOG + ML_MAX_LOG + OF_MAX_LOG)
 #define BR_IS_64      (BR_BITS == 64)
 
@@ -1209,12 +1220,35 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 	return DECODE_OK;
 }
 
-/* Sequences are decoded SEQ_AHEAD ahead of their execution, and the
- * match source of each is prefetched when it is decoded: in a kernel
- * most matches reach megabytes back, out of the cache.  (Decoding
- * ahead is the idea of libzstd's "long offsets" loop; the code is ours.) */
-#define SEQ_AHEAD 8
+/* In frames with a large window, sequences are decoded SEQ_AHEAD ahead
+ * of their execution, and the match source of each is prefetched when it
+ * is decoded: in a kernel most matches reach megabytes back, out of the
+ * cache.  (Decoding ahead is the idea of libzstd's "long offsets" loop;
+ * the code is ours.)  In smaller frames the prefetch costs more than it
+ * saves and sequences are executed as soon as they are decoded. */
+#define SEQ_AHEAD        8
+#define LONG_WINDOW      ((uint64_t)1 << 24)
 _Static_assert((SEQ_AHEAD & (SEQ_AHEAD - 1)) == 0, "ring index by mask");
+/* 32-bit kernels are far smaller than LONG_WINDOW, and the 32-bit stub is
+ * kept small: there the pipeline is left out. */
+#define SEQ_PIPELINE     BR_IS_64
+
+/* Out-of-line copies for the pipeline's first and last sequences. */
+static __attribute__((noinline)) void decode_seq_call(struct seq_dec *d,
+						      const struct fse_entry *llt,
+						      const struct fse_entry *mlt,
+						      const struct fse_entry *oft, struct seq *out,
+						      int last)
+{
+	decode_seq(d, llt, mlt, oft, out, last);
+}
+
+static __attribute__((noinline)) enum decode_status
+exec_seq_call(const struct seq *q, uint8_t **pop, const uint8_t **plp, const uint8_t *lend,
+	      const uint8_t *llimit, uint8_t *fstart, uint8_t *oend)
+{
+	return exec_seq(q, pop, plp, lend, llimit, fstart, oend);
+}
 
 static inline void prefetch_match(uintptr_t *pos, const struct seq *q)
 {
@@ -1237,10 +1271,8 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	const uint8_t *lp = lit->p;
 	const uint8_t *const lend = lit->end, *const llimit = lit->limit;
 	uint8_t *op = *pop;
-	uintptr_t ahead_pos = (uintptr_t)op;
-	struct seq ring[SEQ_AHEAD];
 	struct seq_dec d;
-	size_t dec, ex;
+	size_t i;
 	enum decode_status st;
 	uint8_t pad[BR_WORD];
 
@@ -1256,34 +1288,80 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
 
-	for (dec = 0; dec < nseq && dec < SEQ_AHEAD; dec++) {
-		decode_seq(&d, llt, mlt, oft, &ring[dec], dec + 1 == nseq);
-		prefetch_match(&ahead_pos, &ring[dec]);
-	}
-	for (ex = 0; dec < nseq; dec++, ex++) {
-		/* Guards the stream: more sequences than it holds bits for
-		 * (checked here once per sequence; what was decoded from
-		 * phantom bits is never executed past the final check). */
-		if (br_overrun(&d.br)) {
-			NOTE(NOTE_SEQ_END);
-			return DECODE_CORRUPT;
+	if (!SEQ_PIPELINE || !fs->long_window) {
+		/* Each sequence executed as soon as it is decoded.  (x: a
+		 * copy of d whose address is never taken, so that it can
+		 * live in registers; d's is, below.) */
+		struct seq_dec x = d;
+		uint8_t *xop = op;
+		const uint8_t *xlp = lp;
+
+		for (i = 0; i < nseq; i++) {
+			struct seq q;
+
+			/* Guards the stream: more sequences than it holds
+			 * bits for.  (A sequence decoded from bits past its
+			 * start may still be executed, within every bound,
+			 * before the check after the loop fails.) */
+			if (br_overrun(&x.br)) {
+				NOTE(NOTE_SEQ_END);
+				return DECODE_CORRUPT;
+			}
+			decode_seq(&x, llt, mlt, oft, &q, i + 1 == nseq);
+			st = exec_seq(&q, &xop, &xlp, lend, llimit, fstart, oend);
+			if (st != DECODE_OK)
+				return st;
 		}
-		st = exec_seq(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit, fstart, oend);
-		if (st != DECODE_OK)
-			return st;
-		decode_seq(&d, llt, mlt, oft, &ring[dec & (SEQ_AHEAD - 1)], dec + 1 == nseq);
-		prefetch_match(&ahead_pos, &ring[dec & (SEQ_AHEAD - 1)]);
+		d = x;
+		op = xop;
+		lp = xlp;
+	} else {
+		/* Decoded SEQ_AHEAD ahead, their matches prefetched.  The
+		 * first SEQ_AHEAD and the last SEQ_AHEAD go through the
+		 * out-of-line copies of decode_seq and exec_seq. */
+		uintptr_t ahead_pos = (uintptr_t)op;
+		struct seq ring[SEQ_AHEAD];
+		size_t ex = 0;
+		struct seq_dec x;
+		uint8_t *xop;
+		const uint8_t *xlp;
+
+		for (i = 0; i < nseq && i < SEQ_AHEAD; i++) {
+			decode_seq_call(&d, llt, mlt, oft, &ring[i], i + 1 == nseq);
+			prefetch_match(&ahead_pos, &ring[i]);
+		}
+		x = d;
+		xop = op;
+		xlp = lp;
+		for (; i < nseq; i++, ex++) {
+			struct seq *const q = &ring[i & (SEQ_AHEAD - 1)];
+
+			/* Guards the stream, as above. */
+			if (br_overrun(&x.br)) {
+				NOTE(NOTE_SEQ_END);
+				return DECODE_CORRUPT;
+			}
+			st = exec_seq(q, &xop, &xlp, lend, llimit, fstart, oend);
+			if (st != DECODE_OK)
+				return st;
+			decode_seq(&x, llt, mlt, oft, q, i + 1 == nseq);
+			prefetch_match(&ahead_pos, q);
+		}
+		d = x;
+		op = xop;
+		lp = xlp;
+		for (; ex < nseq; ex++) {
+			st = exec_seq_call(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit,
+					   fstart, oend);
+			if (st != DECODE_OK)
+				return st;
+		}
 	}
 	br_reload(&d.br);
 	/* Guards against a stream with bits left over, or read past. */
 	if (!br_done(&d.br)) {
 		NOTE(NOTE_SEQ_END);
 		return DECODE_CORRUPT;
-	}
-	for (; ex < nseq; ex++) {
-		st = exec_seq(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit, fstart, oend);
-		if (st != DECODE_OK)
-			return st;
 	}
 
 	/* The literals after the last sequence. */
@@ -1359,14 +1437,14 @@ static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip
 	/* Its low two bits are reserved. */
 	if (modes & 3)
 		return DECODE_CORRUPT;
-	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, &fs->ll_pre, LL_MAX_LOG,
+	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
 		       LL_MAX_SYMBOL, ll_default, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL);
 	if (st == DECODE_OK)
 		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, fs->ws->of, &fs->of_log, &fs->of_ok,
-			       &fs->of_pre, OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
+			       OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
 	if (st == DECODE_OK)
 		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, fs->ws->ml, &fs->ml_log, &fs->ml_ok,
-			       &fs->ml_pre, ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
+			       ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
 			       KIND_ML);
 	if (st != DECODE_OK)
 		return st;
@@ -1545,12 +1623,12 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 	fs.ws = ws;
 	fs.huf_bits = 0;
 	fs.ll_ok = fs.ml_ok = fs.of_ok = 0;
-	fs.ll_pre = fs.ml_pre = fs.of_pre = 0;
 	fs.ll_log = fs.ml_log = fs.of_log = 0;
 	fs.rep[0] = 1;
 	fs.rep[1] = 4;
 	fs.rep[2] = 8;
 	fs.iend = iend;
+	fs.long_window = window > LONG_WINDOW;
 	xxh_init(&hash, fstart);
 
 	for (;;) {

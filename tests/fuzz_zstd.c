@@ -153,7 +153,23 @@ static size_t compress(const uint8_t *in, size_t n, uint8_t *out, size_t cap, in
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, size_flag);
 	if (wlog)
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, wlog);
-	r = ZSTD_compress2(cc, out, cap, in, n);
+	if (size_flag) {
+		r = ZSTD_compress2(cc, out, cap, in, n);
+	} else {
+		/* Streamed, the end in a call of its own: no content size,
+		 * and the window as asked, not shrunk to the input. */
+		ZSTD_outBuffer ob = { out, cap, 0 };
+		ZSTD_inBuffer ib = { in, n, 0 };
+
+		do
+			r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue);
+		while (!ZSTD_isError(r) && ib.pos < ib.size);
+		ib.size = ib.pos = 0;
+		while (!ZSTD_isError(r) && (r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end)) != 0)
+			;
+		if (!ZSTD_isError(r))
+			r = ob.pos;
+	}
 	ZSTD_freeCCtx(cc);
 	if (ZSTD_isError(r)) {
 		fprintf(stderr, "mkseeds_zstd: %s\n", ZSTD_getErrorName(r));
@@ -168,7 +184,10 @@ static void seeds_for(const uint8_t *in, size_t n)
 	static uint8_t z[2 * 300000];
 
 	for (size_t l = 0; l < 4; l++) {
-		size_t zn = compress(in, n, z, sizeof z, levels[l], l == 1 ? 10 : 0, l & 1, l != 2);
+		/* window logs: libzstd's choice, 1 KiB, and (streamed, no
+		 * size) 32 MiB for the decoder's prefetching loop */
+		size_t zn = compress(in, n, z, sizeof z, levels[l], l == 1 ? 10 : l == 2 ? 25 : 0,
+				     l & 1, l != 2);
 		char what[32];
 
 		snprintf(what, sizeof what, "L%d", levels[l]);

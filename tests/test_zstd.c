@@ -243,23 +243,30 @@ static uint8_t *zcompress(const uint8_t *in, size_t n, const struct zopts *o, si
 	if (o->content_size) {
 		r = ZSTD_compress2(cc, out, cap, in, n);
 	} else {
-		/* Streaming, in pieces, with no size known in advance: the
-		 * frame header has no Frame_Content_Size. */
+		/* Streaming, in pieces, with no size known in advance (the
+		 * end comes in a call of its own, with no input): the frame
+		 * header has no Frame_Content_Size, and the window is not
+		 * shrunk to the input. */
 		ZSTD_outBuffer ob = { out, cap, 0 };
 		size_t pos = 0;
 
-		do {
+		r = 0;
+		while (pos < n && !ZSTD_isError(r)) {
 			size_t piece = n - pos < 100 * KIB ? n - pos : 100 * KIB;
 			ZSTD_inBuffer ib = { in + pos, piece, 0 };
-			ZSTD_EndDirective end = pos + piece == n ? ZSTD_e_end : ZSTD_e_continue;
 
-			do {
-				r = ZSTD_compressStream2(cc, &ob, &ib, end);
-				if (ZSTD_isError(r))
-					break;
-			} while (ib.pos < ib.size || (end == ZSTD_e_end && r != 0));
+			do
+				r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue);
+			while (!ZSTD_isError(r) && ib.pos < ib.size);
 			pos += piece;
-		} while (pos < n && !ZSTD_isError(r));
+		}
+		if (!ZSTD_isError(r)) {
+			ZSTD_inBuffer ib = { in, 0, 0 };
+
+			do
+				r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end);
+			while (!ZSTD_isError(r) && r != 0);
+		}
 		r = ZSTD_isError(r) ? r : ob.pos;
 	}
 	ZSTD_freeCCtx(cc);
@@ -674,6 +681,12 @@ int main(int argc, char **argv)
 
 				check_all(kind_names[k], in, small[s], &o, small[s] > 30 ? 50 : 0,
 					  small[s] >= 7);
+				if (l == 1 && small[s] >= 100) {
+					/* a window over 16 MiB (see below) */
+					o.window_log = 25;
+					o.content_size = 0;
+					check_all(kind_names[k], in, small[s], &o, 20, 1);
+				}
 				free(in);
 			}
 
@@ -699,6 +712,12 @@ int main(int argc, char **argv)
 			{ K_MIXED, 900 * KIB, { 22, 0, 1, 1 } },
 			{ K_BINARY, 500 * KIB, { 1, 12, 0, 1 } },
 			{ K_BINARY, 500 * KIB, { 22, 0, 1, 1 } },
+			/* Streamed with a 32 or 64 MiB window: the window
+			 * descriptor says more than 16 MiB, which turns on
+			 * the decoder's prefetching sequence loop. */
+			{ K_MIXED, 1 * MIB, { 19, 25, 1, 0 } },
+			{ K_TEXT, 700 * KIB, { 3, 26, 0, 0 } },
+			{ K_BINARY, 300 * KIB, { 22, 25, 1, 0 } },
 		};
 
 		for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
