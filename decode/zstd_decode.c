@@ -206,7 +206,6 @@ struct frame_state {
 	unsigned huf_bits;              /* 0: no Huffman table yet */
 	unsigned ll_log, ml_log, of_log;
 	int ll_ok, ml_ok, of_ok;        /* a table exists for repeat mode */
-	int long_window;                /* Window_Size > LONG_WINDOW: prefetch matches */
 	size_t rep[REP_CODES];
 	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
 };
@@ -1176,27 +1175,35 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *llt
 /* Executes one sequence at *pop: its literals from *plp, then its match.
  * Every bound is checked here, against the real positions. */
 static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop, const uint8_t **plp,
-					  const uint8_t *lend, const uint8_t *llimit,
+					  const uint8_t *lend, const uint8_t *lfast,
 					  uint8_t *fstart, uint8_t *oend)
 {
 	uint8_t *op = *pop;
 	const uint8_t *lp = *plp;
 	const size_t ll = q->ll, ml = q->ml, off = q->off;
 
-	/* Guards the literals read: more than the section has. */
-	if (ll > (size_t)(lend - lp))
-		return DECODE_CORRUPT;
-	/* Guards the output: ll and ml are each < 2^17, no wrap. */
-	if (ll + ml > (size_t)(oend - op))
-		return DECODE_OUTPUT_OVERRUN;
-	/* Guards the match source: offset 0 (rep0 - 1 of 1), or before
-	 * the frame's first byte. */
-	if (off - 1 >= (size_t)(op + ll - fstart))
-		return DECODE_BAD_OFFSET;
-
-	if ((size_t)(oend - op) - (ll + ml) >= WILD_MARGIN &&
-	    (size_t)(llimit - lp) >= ll + COPY_CHUNK) {
-		/* Wild: both checks above leave room for the pieces. */
+	/* ll and ml are each < 2^17: none of the sums below wraps. */
+	if (ll + COPY_CHUNK > (size_t)(lfast - lp) ||
+	    ll + ml + WILD_MARGIN > (size_t)(oend - op)) {
+		/* Near the end of the literals or of the output (or a
+		 * corrupt length): the exact checks, the exact copies. */
+		/* Guards the literals read: more than the section has. */
+		if (ll > (size_t)(lend - lp))
+			return DECODE_CORRUPT;
+		/* Guards the output. */
+		if (ll + ml > (size_t)(oend - op))
+			return DECODE_OUTPUT_OVERRUN;
+		/* Guards the match source: offset 0 (rep0 - 1 of 1), or
+		 * before the frame's first byte. */
+		if (off - 1 >= (size_t)(op + ll - fstart))
+			return DECODE_BAD_OFFSET;
+		memcpy(op, lp, ll);
+		copy_match_exact(op + ll, off, ml);
+	} else {
+		/* Wild: the literals end at least COPY_CHUNK bytes before
+		 * lfast (so before the end of the section, and the pieces
+		 * stay readable), and WILD_MARGIN bytes of output remain
+		 * after the match. */
 		uint8_t *d = op;
 		const uint8_t *s = lp;
 
@@ -1210,53 +1217,14 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 				memcpy(d, s, COPY_CHUNK);
 			} while (d + COPY_CHUNK < e);
 		}
+		/* Guards the match source, as above. */
+		if (off - 1 >= (size_t)(op + ll - fstart))
+			return DECODE_BAD_OFFSET;
 		copy_match_wild(op + ll, off, ml);
-	} else {
-		memcpy(op, lp, ll);
-		copy_match_exact(op + ll, off, ml);
 	}
 	*pop = op + ll + ml;
 	*plp = lp + ll;
 	return DECODE_OK;
-}
-
-/* In frames with a large window, sequences are decoded SEQ_AHEAD ahead
- * of their execution, and the match source of each is prefetched when it
- * is decoded: in a kernel most matches reach megabytes back, out of the
- * cache.  (Decoding ahead is the idea of libzstd's "long offsets" loop;
- * the code is ours.)  In smaller frames the prefetch costs more than it
- * saves and sequences are executed as soon as they are decoded. */
-#define SEQ_AHEAD        8
-#define LONG_WINDOW      ((uint64_t)1 << 24)
-_Static_assert((SEQ_AHEAD & (SEQ_AHEAD - 1)) == 0, "ring index by mask");
-/* 32-bit kernels are far smaller than LONG_WINDOW, and the 32-bit stub is
- * kept small: there the pipeline is left out. */
-#define SEQ_PIPELINE     BR_IS_64
-
-/* Out-of-line copies for the pipeline's first and last sequences. */
-static __attribute__((noinline)) void decode_seq_call(struct seq_dec *d,
-						      const struct fse_entry *llt,
-						      const struct fse_entry *mlt,
-						      const struct fse_entry *oft, struct seq *out,
-						      int last)
-{
-	decode_seq(d, llt, mlt, oft, out, last);
-}
-
-static __attribute__((noinline)) enum decode_status
-exec_seq_call(const struct seq *q, uint8_t **pop, const uint8_t **plp, const uint8_t *lend,
-	      const uint8_t *llimit, uint8_t *fstart, uint8_t *oend)
-{
-	return exec_seq(q, pop, plp, lend, llimit, fstart, oend);
-}
-
-static inline void prefetch_match(uintptr_t *pos, const struct seq *q)
-{
-	/* Integer arithmetic: on corrupt input the address may be anywhere,
-	 * and a prefetch never faults. */
-	*pos += q->ll;
-	__builtin_prefetch((const void *)(*pos - q->off));
-	*pos += q->ml;
 }
 
 /* Decodes nseq sequences from the bitstream [p, bend) and executes them
@@ -1269,7 +1237,12 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	const struct fse_entry *const llt = fs->ws->ll, *const mlt = fs->ws->ml,
 			       *const oft = fs->ws->of;
 	const uint8_t *lp = lit->p;
-	const uint8_t *const lend = lit->end, *const llimit = lit->limit;
+	const uint8_t *const lend = lit->end;
+	/* Literal runs that end at least COPY_CHUNK bytes before this are
+	 * copied in whole pieces: the end of the literals plus COPY_CHUNK,
+	 * or where reading must stop, if that comes first. */
+	const uint8_t *const lfast = (size_t)(lit->limit - lend) >= COPY_CHUNK ?
+					     lend + COPY_CHUNK : lit->limit;
 	uint8_t *op = *pop;
 	struct seq_dec d;
 	size_t i;
@@ -1288,73 +1261,22 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
 
-	if (!SEQ_PIPELINE || !fs->long_window) {
-		/* Each sequence executed as soon as it is decoded.  (x: a
-		 * copy of d whose address is never taken, so that it can
-		 * live in registers; d's is, below.) */
-		struct seq_dec x = d;
-		uint8_t *xop = op;
-		const uint8_t *xlp = lp;
+	for (i = 0; i < nseq; i++) {
+		struct seq q;
 
-		for (i = 0; i < nseq; i++) {
-			struct seq q;
-
-			/* Guards the stream: more sequences than it holds
-			 * bits for.  (A sequence decoded from bits past its
-			 * start may still be executed, within every bound,
-			 * before the check after the loop fails.) */
-			if (br_overrun(&x.br)) {
+		/* A stream with fewer bits than its sequences need is caught
+		 * after the loop; meanwhile what the missing bits decode to
+		 * is executed like any other sequence, within every bound. */
+		decode_seq(&d, llt, mlt, oft, &q, i + 1 == nseq);
+		st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
+		if (st != DECODE_OK) {
+			/* Say what went wrong first: a stream read past its
+			 * start decodes to anything. */
+			if (br_overrun(&d.br)) {
 				NOTE(NOTE_SEQ_END);
 				return DECODE_CORRUPT;
 			}
-			decode_seq(&x, llt, mlt, oft, &q, i + 1 == nseq);
-			st = exec_seq(&q, &xop, &xlp, lend, llimit, fstart, oend);
-			if (st != DECODE_OK)
-				return st;
-		}
-		d = x;
-		op = xop;
-		lp = xlp;
-	} else {
-		/* Decoded SEQ_AHEAD ahead, their matches prefetched.  The
-		 * first SEQ_AHEAD and the last SEQ_AHEAD go through the
-		 * out-of-line copies of decode_seq and exec_seq. */
-		uintptr_t ahead_pos = (uintptr_t)op;
-		struct seq ring[SEQ_AHEAD];
-		size_t ex = 0;
-		struct seq_dec x;
-		uint8_t *xop;
-		const uint8_t *xlp;
-
-		for (i = 0; i < nseq && i < SEQ_AHEAD; i++) {
-			decode_seq_call(&d, llt, mlt, oft, &ring[i], i + 1 == nseq);
-			prefetch_match(&ahead_pos, &ring[i]);
-		}
-		x = d;
-		xop = op;
-		xlp = lp;
-		for (; i < nseq; i++, ex++) {
-			struct seq *const q = &ring[i & (SEQ_AHEAD - 1)];
-
-			/* Guards the stream, as above. */
-			if (br_overrun(&x.br)) {
-				NOTE(NOTE_SEQ_END);
-				return DECODE_CORRUPT;
-			}
-			st = exec_seq(q, &xop, &xlp, lend, llimit, fstart, oend);
-			if (st != DECODE_OK)
-				return st;
-			decode_seq(&x, llt, mlt, oft, q, i + 1 == nseq);
-			prefetch_match(&ahead_pos, q);
-		}
-		d = x;
-		op = xop;
-		lp = xlp;
-		for (; ex < nseq; ex++) {
-			st = exec_seq_call(&ring[ex & (SEQ_AHEAD - 1)], &op, &lp, lend, llimit,
-					   fstart, oend);
-			if (st != DECODE_OK)
-				return st;
+			return st;
 		}
 	}
 	br_reload(&d.br);
@@ -1628,7 +1550,6 @@ static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 	fs.rep[1] = 4;
 	fs.rep[2] = 8;
 	fs.iend = iend;
-	fs.long_window = window > LONG_WINDOW;
 	xxh_init(&hash, fstart);
 
 	for (;;) {
