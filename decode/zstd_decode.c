@@ -190,6 +190,7 @@ struct zstd_ws {
 	uint32_t sym_base[FSE_MAX_SYMBOLS + 11];
 	uint8_t sym_extra[FSE_MAX_SYMBOLS + 11];
 	uint8_t spread[1 << LL_MAX_LOG];              /* symbols in spread order */
+	uint8_t in_order[(1 << LL_MAX_LOG) + 8];      /* symbols in order, 8-byte pieces */
 	uint8_t weights[HUF_MAX_SYMBOLS];
 	uint8_t lit[BLOCK_MAX + LIT_SLACK];
 };
@@ -504,14 +505,38 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 			ws->next_count[s] = (uint16_t)norm[s];
 		}
 	}
-	for (s = 0; s <= max_sym; s++) {
-		int i;
+	if (high == size - 1) {
+		/* No "less than 1" symbols: the usual case, done in two
+		 * simple passes (the idea of libzstd's fast spread): the
+		 * symbols in order, 8 at a time, then each to its place. */
+		uint8_t *const in_order = ws->in_order;
+		size_t k = 0;
 
-		for (i = 0; i < norm[s]; i++) {
-			spread[pos] = (uint8_t)s;
-			do
-				pos = (pos + step) & mask;
-			while (pos > high);
+		for (s = 0; s <= max_sym; s++) {
+			const uint64_t eight = s * 0x0101010101010101ull;
+			const size_t n = (size_t)norm[s];
+			size_t i;
+
+			/* Guards in_order[]: the counts add up to size, and
+			 * the last piece may write 7 bytes past it. */
+			for (i = 0; i < n; i += 8)
+				memcpy(in_order + k + i, &eight, 8);
+			k += n;
+		}
+		for (k = 0; k < size; k++) {
+			spread[pos] = in_order[k];
+			pos = (pos + step) & mask;
+		}
+	} else {
+		for (s = 0; s <= max_sym; s++) {
+			int i;
+
+			for (i = 0; i < norm[s]; i++) {
+				spread[pos] = (uint8_t)s;
+				do
+					pos = (pos + step) & mask;
+				while (pos > high);
+			}
 		}
 	}
 	/* Guards the spread: with counts that add up it ends where it began
