@@ -177,18 +177,23 @@ struct fse_entry {
 	uint32_t base;
 };
 
+#define SEQ_LL     0
+#define SEQ_ML     (SEQ_LL + (1 << LL_MAX_LOG))
+#define SEQ_OF     (SEQ_ML + (1 << ML_MAX_LOG))
+#define SEQ_TABLES (SEQ_OF + (1 << OF_MAX_LOG))
+
 struct zstd_ws {
-	struct fse_entry ll[1 << LL_MAX_LOG];
-	struct fse_entry ml[1 << ML_MAX_LOG];
-	struct fse_entry of[1 << OF_MAX_LOG];
+	/* The three sequence tables in one array (SEQ_LL, SEQ_ML, SEQ_OF
+	 * are where each starts), so that one pointer reaches them all and
+	 * a state is an index into the array: see fse_build's base. */
+	struct fse_entry seq[SEQ_TABLES];
 	struct fse_entry hw[1 << HUF_WEIGHT_MAX_LOG];  /* Huffman weights' FSE */
 	/* Huffman decoding table: symbol in the low byte, code length in the
 	 * high byte, indexed by the next max_bits bits of the stream. */
 	uint16_t huf[1 << HUF_MAX_BITS];
 	int16_t norm[FSE_MAX_SYMBOLS + 11];           /* while building an FSE table */
 	uint16_t next_count[FSE_MAX_SYMBOLS + 11];
-	uint32_t sym_base[FSE_MAX_SYMBOLS + 11];
-	uint8_t sym_extra[FSE_MAX_SYMBOLS + 11];
+	uint64_t sym_info[FSE_MAX_SYMBOLS + 11];      /* a symbol's fse_entry base and extra */
 	uint8_t spread[1 << LL_MAX_LOG];              /* symbols in spread order */
 	uint8_t in_order[(1 << LL_MAX_LOG) + 8];      /* symbols in order, 8-byte pieces */
 	uint8_t weights[HUF_MAX_SYMBOLS];
@@ -198,6 +203,16 @@ struct zstd_ws {
 _Static_assert(sizeof(struct zstd_ws) == DECODE_WORKSPACE_zstd,
 	       "decode/codecs.def must declare the exact workspace size");
 _Static_assert(sizeof(struct fse_entry) == 8, "fse_entry layout");
+_Static_assert(offsetof(struct fse_entry, next) == 0 && offsetof(struct fse_entry, nbits) == 2 &&
+	       offsetof(struct fse_entry, extra) == 3 && offsetof(struct fse_entry, base) == 4,
+	       "fse_entry_word's layout");
+
+/* An fse_entry as one little-endian word, to be stored in one go. */
+static inline uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_t extra, uint32_t base)
+{
+	return (uint64_t)(uint16_t)next | (uint64_t)(uint8_t)nbits << 16 |
+	       (uint64_t)(uint8_t)extra << 24 | (uint64_t)base << 32;
+}
 
 /* What a frame carries from block to block (3.1.1.3.1.1, 3.1.1.3.2.1):
  * the last Huffman table and FSE tables for the treeless and repeat
@@ -466,10 +481,11 @@ enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
  * norm[0..max_sym] (4.1.1, "FSE table description"): "less than 1"
  * symbols take one state each from the top; the others are spread with
  * the step (size / 2 + size / 8 + 3); each state then gets its number of
- * bits and next-state baseline.  next + (any nbits bits) < size for every
- * state, so a decoder's state never leaves its table. */
+ * bits and next-state baseline, plus base: where t lies in the array the
+ * states index.  next + (any nbits bits) < base + size for every state,
+ * so a decoder's state never leaves its table. */
 static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, unsigned max_sym,
-				    unsigned log, enum fse_kind kind)
+				    unsigned log, enum fse_kind kind, unsigned base)
 {
 	const int16_t *const norm = ws->norm;
 	uint8_t *const spread = ws->spread;
@@ -480,24 +496,25 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 
 	for (s = 0; s <= max_sym; s++) {
 		/* What the symbol stands for, once per symbol. */
+		uint32_t b = s, x = 0;
+
 		switch (kind) {
 		case KIND_LL:
-			ws->sym_base[s] = ll_base[s];
-			ws->sym_extra[s] = ll_extra[s];
+			b = ll_base[s];
+			x = ll_extra[s];
 			break;
 		case KIND_ML:
-			ws->sym_base[s] = ml_base[s];
-			ws->sym_extra[s] = ml_extra[s];
+			b = ml_base[s];
+			x = ml_extra[s];
 			break;
 		case KIND_OF:
-			ws->sym_base[s] = 1u << s;
-			ws->sym_extra[s] = (uint8_t)s;
+			b = 1u << s;
+			x = s;
 			break;
 		case KIND_WEIGHT:
-			ws->sym_base[s] = s;
-			ws->sym_extra[s] = 0;
 			break;
 		}
+		ws->sym_info[s] = fse_entry_word(0, 0, x, b);
 		if (norm[s] == -1) {
 			spread[high--] = (uint8_t)s;
 			ws->next_count[s] = 1;
@@ -545,15 +562,14 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 		return DECODE_CORRUPT;
 
 	for (u = 0; u < size; u++) {
-		struct fse_entry *e = &t[u];
 		const unsigned sym = spread[u];
 		const uint32_t x = ws->next_count[sym]++;
 		const unsigned nb = log - highbit32(x);
+		const uint64_t w = ws->sym_info[sym] |
+				   fse_entry_word(base + (x << nb) - size, nb, 0, 0);
 
-		e->nbits = (uint8_t)nb;
-		e->next = (uint16_t)((x << nb) - size);
-		e->base = ws->sym_base[sym];
-		e->extra = ws->sym_extra[sym];
+		/* One 8-byte store per state. */
+		memcpy(&t[u], &w, sizeof(w));
 	}
 	return DECODE_OK;
 }
@@ -574,7 +590,7 @@ static enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, 
 	st = read_fse_desc(p, len, HUF_WEIGHT_MAX_LOG, HUF_MAX_WEIGHT, ws->norm, &log, &used);
 	if (st != DECODE_OK)
 		return st;
-	st = fse_build(ws, ws->hw, HUF_MAX_WEIGHT, log, KIND_WEIGHT);
+	st = fse_build(ws, ws->hw, HUF_MAX_WEIGHT, log, KIND_WEIGHT, 0);
 	if (st != DECODE_OK)
 		return st;
 	/* Guards the bitstream: it is the rest of the bytes, and must hold
@@ -703,8 +719,17 @@ static enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, co
 			uint32_t i = rank_start[w];
 			const uint32_t stop = i + (1u << (w - 1));
 
-			for (; i < stop; i++)
-				ws->huf[i] = e;
+			if (w >= 3) {
+				/* 4 or more entries, and rank_start[w] is a
+				 * multiple of 4 then: 4 at a time. */
+				const uint64_t e4 = e * 0x0001000100010001ull;
+
+				for (; i < stop; i += 4)
+					memcpy(&ws->huf[i], &e4, 8);
+			} else {
+				for (; i < stop; i++)
+					ws->huf[i] = e;
+			}
 			rank_start[w] = stop;
 		}
 	}
@@ -955,12 +980,13 @@ static enum decode_status decode_literals(struct frame_state *fs, const uint8_t 
 /* ---- Sequences section: tables (3.1.1.3.2.1) ------------------------------ */
 
 static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
-				    const uint8_t *bend, struct fse_entry *t, unsigned *log,
+				    const uint8_t *bend, unsigned base, unsigned *log,
 				    int *ok, unsigned max_log, unsigned max_sym,
 				    const int8_t *def, unsigned def_max, unsigned def_log,
 				    enum fse_kind kind)
 {
 	struct zstd_ws *const ws = fs->ws;
+	struct fse_entry *const t = ws->seq + base;
 	enum decode_status st;
 	unsigned s;
 
@@ -968,7 +994,7 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 	case MODE_PREDEFINED:
 		for (s = 0; s <= def_max; s++)
 			ws->norm[s] = def[s];
-		st = fse_build(ws, t, def_max, def_log, kind);
+		st = fse_build(ws, ws->seq + base, def_max, def_log, kind, base);
 		if (st != DECODE_OK)
 			return st;
 		*log = def_log;
@@ -982,7 +1008,7 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 		if (s > max_sym)
 			return DECODE_CORRUPT;
 		/* One state that stays itself and reads no bits. */
-		t[0].next = 0;
+		t[0].next = (uint16_t)base;
 		t[0].nbits = 0;
 		t[0].base = kind == KIND_LL ? ll_base[s] : kind == KIND_ML ? ml_base[s] : 1u << s;
 		t[0].extra = kind == KIND_LL ? ll_extra[s] : kind == KIND_ML ? ml_extra[s] : (uint8_t)s;
@@ -994,7 +1020,7 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 		st = read_fse_desc(*pip, (size_t)(bend - *pip), max_log, max_sym, ws->norm, log, &used);
 		if (st != DECODE_OK)
 			return st;
-		st = fse_build(ws, t, max_sym, *log, kind);
+		st = fse_build(ws, ws->seq + base, max_sym, *log, kind, base);
 		if (st != DECODE_OK)
 			return st;
 		*pip += used;
@@ -1145,11 +1171,10 @@ struct seq_dec {
 /* Decodes one sequence (3.1.1.3.2.2, 3.1.2.5); last: it is the block's
  * last, whose states are not updated.  Reads no memory but the tables:
  * the caller checks br_overrun() and the values when it executes it. */
-static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *llt,
-			      const struct fse_entry *mlt, const struct fse_entry *oft,
+static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *t,
 			      struct seq *out, int last)
 {
-	const struct fse_entry *lle = &llt[d->lls], *mle = &mlt[d->mls], *ofe = &oft[d->ofs];
+	const struct fse_entry *lle = &t[d->lls], *mle = &t[d->mls], *ofe = &t[d->ofs];
 	size_t off, offval, ll;
 
 	br_reload(&d->br);
@@ -1259,8 +1284,7 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 					 const uint8_t *bend, size_t nseq, struct literals *lit,
 					 uint8_t **pop, uint8_t *const fstart, uint8_t *const oend)
 {
-	const struct fse_entry *const llt = fs->ws->ll, *const mlt = fs->ws->ml,
-			       *const oft = fs->ws->of;
+	const struct fse_entry *const t = fs->ws->seq;
 	const uint8_t *lp = lit->p;
 	const uint8_t *const lend = lit->end;
 	/* Literal runs that end at least COPY_CHUNK bytes before this are
@@ -1277,22 +1301,22 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	if (!br_init(&d.br, p, (size_t)(bend - p), pad))
 		return DECODE_CORRUPT;
 	/* Initial states, in this order (3.1.1.3.2.2). */
-	d.lls = br_read(&d.br, fs->ll_log);
+	d.lls = SEQ_LL + br_read(&d.br, fs->ll_log);
 	br_reload(&d.br);
-	d.ofs = br_read(&d.br, fs->of_log);
+	d.ofs = SEQ_OF + br_read(&d.br, fs->of_log);
 	br_reload(&d.br);
-	d.mls = br_read(&d.br, fs->ml_log);
+	d.mls = SEQ_ML + br_read(&d.br, fs->ml_log);
 	d.rep0 = fs->rep[0];
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
 
-	for (i = 0; i < nseq; i++) {
+	for (i = nseq; i > 0; i--) {
 		struct seq q;
 
 		/* A stream with fewer bits than its sequences need is caught
 		 * after the loop; meanwhile what the missing bits decode to
 		 * is executed like any other sequence, within every bound. */
-		decode_seq(&d, llt, mlt, oft, &q, i + 1 == nseq);
+		decode_seq(&d, t, &q, i == 1);
 		st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
 		if (st != DECODE_OK) {
 			/* Say what went wrong first: a stream read past its
@@ -1384,13 +1408,13 @@ static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip
 	/* Its low two bits are reserved. */
 	if (modes & 3)
 		return DECODE_CORRUPT;
-	st = seq_table(fs, modes >> 6, &ip, bend, fs->ws->ll, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
+	st = seq_table(fs, modes >> 6, &ip, bend, SEQ_LL, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
 		       LL_MAX_SYMBOL, ll_default, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL);
 	if (st == DECODE_OK)
-		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, fs->ws->of, &fs->of_log, &fs->of_ok,
+		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, SEQ_OF, &fs->of_log, &fs->of_ok,
 			       OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
 	if (st == DECODE_OK)
-		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, fs->ws->ml, &fs->ml_log, &fs->ml_ok,
+		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, SEQ_ML, &fs->ml_log, &fs->ml_ok,
 			       ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
 			       KIND_ML);
 	if (st != DECODE_OK)
