@@ -63,6 +63,10 @@ extern const char *zstd_decode_note;
 #error "zstd_decode.c loads little-endian words as they are"
 #endif
 
+/* For the small functions of the hot loops: GCC would otherwise keep some
+ * of them out of line once a cold caller (see COLD) needs a copy. */
+#define HOT_INLINE inline __attribute__((always_inline))
+
 /* ---- Format constants ---------------------------------------------------- */
 
 #define ZSTD_MAGIC           0xFD2FB528u   /* 3.1.1 Magic_Number */
@@ -208,7 +212,7 @@ _Static_assert(offsetof(struct fse_entry, next) == 0 && offsetof(struct fse_entr
 	       "fse_entry_word's layout");
 
 /* An fse_entry as one little-endian word, to be stored in one go. */
-static inline uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_t extra, uint32_t base)
+static HOT_INLINE uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_t extra, uint32_t base)
 {
 	return (uint64_t)(uint16_t)next | (uint64_t)(uint8_t)nbits << 16 |
 	       (uint64_t)(uint8_t)extra << 24 | (uint64_t)base << 32;
@@ -228,32 +232,33 @@ struct frame_state {
 
 /* ---- Small helpers ------------------------------------------------------- */
 
-static inline uint32_t get_le16(const uint8_t *p)
+static HOT_INLINE uint32_t get_le16(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
-static inline uint32_t get_le24(const uint8_t *p)
+static HOT_INLINE uint32_t get_le24(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
 }
 
-static inline uint32_t get_le32(const uint8_t *p)
+static HOT_INLINE uint32_t get_le32(const uint8_t *p)
 {
 	return get_le24(p) | (uint32_t)p[3] << 24;
 }
 
-static inline uint64_t get_le64(const uint8_t *p)
+static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 {
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
-/* For the few small functions of the hot loops, which GCC would otherwise
- * keep out of line when they are called from two places. */
-#define HOT_INLINE inline __attribute__((always_inline))
+/* For what runs once per block or frame (headers, table descriptions,
+ * table building that is not per state): compiled for size, kept out of
+ * the hot paths.  The stub has a size budget. */
+#define COLD __attribute__((cold, noinline))
 
 /* Index of the highest set bit; x != 0. */
-static inline unsigned highbit32(uint32_t x)
+static HOT_INLINE unsigned highbit32(uint32_t x)
 {
 	return 31u - (unsigned)__builtin_clz(x);
 }
@@ -288,7 +293,7 @@ struct bitrd {
 	const uint8_t *ptr, *start;
 };
 
-static inline bits_t load_word(const uint8_t *p)
+static HOT_INLINE bits_t load_word(const uint8_t *p)
 {
 	bits_t w;
 
@@ -298,7 +303,7 @@ static inline bits_t load_word(const uint8_t *p)
 
 /* Sets up a read of the stream [p, p + n).  Returns 0 for a stream that
  * cannot be valid: empty, or its last byte (which holds the end mark) 0. */
-static inline int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
+static HOT_INLINE int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
 {
 	unsigned last;
 
@@ -325,7 +330,7 @@ static inline int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t p
 
 /* Moves the container back over the whole bytes consumed, as far as the
  * start of the stream allows, and reloads it. */
-static inline void br_reload(struct bitrd *b)
+static HOT_INLINE void br_reload(struct bitrd *b)
 {
 	if ((size_t)(b->ptr - b->start) >= BR_WORD) {
 		/* The usual case.  Every reader refills before it has read
@@ -348,12 +353,12 @@ static inline void br_reload(struct bitrd *b)
 }
 
 /* The next n bits (0 <= n < BR_BITS), most significant first. */
-static inline size_t br_peek(const struct bitrd *b, unsigned n)
+static HOT_INLINE size_t br_peek(const struct bitrd *b, unsigned n)
 {
 	return (size_t)(((b->bits << (b->consumed & (BR_BITS - 1))) >> 1) >> (BR_BITS - 1 - n));
 }
 
-static inline size_t br_read(struct bitrd *b, unsigned n)
+static HOT_INLINE size_t br_read(struct bitrd *b, unsigned n)
 {
 	size_t v = br_peek(b, n);
 
@@ -362,13 +367,13 @@ static inline size_t br_read(struct bitrd *b, unsigned n)
 }
 
 /* More bits were read than the stream has. */
-static inline int br_overrun(const struct bitrd *b)
+static HOT_INLINE int br_overrun(const struct bitrd *b)
 {
 	return b->ptr == b->start && b->consumed > BR_BITS;
 }
 
 /* Every bit of the stream was read, and no more (call after br_reload). */
-static inline int br_done(const struct bitrd *b)
+static HOT_INLINE int br_done(const struct bitrd *b)
 {
 	return b->ptr == b->start && b->consumed == BR_BITS;
 }
@@ -396,7 +401,7 @@ static uint32_t fwd_peek(const uint8_t *p, size_t len, size_t pos, unsigned n)
  * log (at most max_log) and the normalized counts of symbols 0..max_sym
  * into norm[] (the ones not described are 0).  *used is the bytes it
  * took.  The counts must add up to exactly 1 << log. */
-static enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsigned max_log,
+static COLD enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsigned max_log,
 					unsigned max_sym, int16_t *norm, unsigned *log_out,
 					size_t *used)
 {
@@ -578,7 +583,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 
 /* Decodes FSE-compressed weights (4.2.1.2) from [p, p + len) into
  * ws->weights; *count is how many (the last symbol's is implied). */
-static enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, size_t len,
+static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, size_t len,
 					  unsigned *count)
 {
 	enum decode_status st;
@@ -979,7 +984,7 @@ static enum decode_status decode_literals(struct frame_state *fs, const uint8_t 
 
 /* ---- Sequences section: tables (3.1.1.3.2.1) ------------------------------ */
 
-static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
+static COLD enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
 				    const uint8_t *bend, unsigned base, unsigned *log,
 				    int *ok, unsigned max_log, unsigned max_sym,
 				    const int8_t *def, unsigned def_max, unsigned def_log,
@@ -1039,7 +1044,7 @@ static enum decode_status seq_table(struct frame_state *fs, unsigned mode, const
 /* ---- Sequence execution (3.1.2) -------------------------------------------- */
 
 /* For offsets 1, 2 and 4: the 8-byte word that repeats through a match. */
-static inline uint64_t pattern8(const uint8_t *m, size_t off)
+static HOT_INLINE uint64_t pattern8(const uint8_t *m, size_t off)
 {
 	uint32_t w;
 
@@ -1059,7 +1064,7 @@ static inline uint64_t pattern8(const uint8_t *m, size_t off)
 /* For offsets 3, 5, 6, 7: writes op[0..7] a byte at a time, then returns
  * a source at a distance that is a multiple of off and >= 8 from op + 8,
  * from which 8-byte copies continue the same periodic pattern. */
-static inline const uint8_t *spread_small_offset(uint8_t *op, size_t off)
+static HOT_INLINE const uint8_t *spread_small_offset(uint8_t *op, size_t off)
 {
 	const uint8_t *m = op - off;
 
@@ -1077,7 +1082,7 @@ static inline const uint8_t *spread_small_offset(uint8_t *op, size_t off)
 /* Copies a match in whole pieces: may write up to COPY_CHUNK - 1 bytes
  * past op + len (and 8 bytes from op even if len < 8); the caller
  * guarantees WILD_MARGIN bytes of room past op + len. */
-static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
+static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 {
 	uint8_t *const end = op + len;
 	const uint8_t *m = op - off;
@@ -1144,7 +1149,7 @@ _Static_assert(BR_BITS != 64 || 31 + 16 <= BR_MIN_FRESH, "one refill for offset 
 _Static_assert(BR_BITS != 64 || SEQ_TAIL_BITS <= BR_MIN_FRESH, "one refill for the rest");
 _Static_assert(BR_BITS != 32 || LL_MAX_LOG + ML_MAX_LOG <= BR_MIN_FRESH, "32-bit refills");
 
-static inline size_t read_offset_bits(struct bitrd *br, unsigned n)
+static HOT_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 {
 	if (!BR_IS_64 && n > BR_MIN_FRESH) {
 		const size_t hi = br_read(br, n - 16);
@@ -1431,17 +1436,17 @@ static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip
 #define XXH_P5 0x27D4EB2F165667C5ull
 #define XXH_STRIPE 32
 
-static inline uint64_t rotl64(uint64_t x, unsigned r)
+static HOT_INLINE uint64_t rotl64(uint64_t x, unsigned r)
 {
 	return x << r | x >> (64 - r);
 }
 
-static inline uint64_t xxh_round(uint64_t acc, uint64_t lane)
+static HOT_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
 {
 	return rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
 }
 
-static inline uint64_t xxh_merge(uint64_t acc, uint64_t v)
+static HOT_INLINE uint64_t xxh_merge(uint64_t acc, uint64_t v)
 {
 	return (acc ^ xxh_round(0, v)) * XXH_P1 + XXH_P4;
 }
@@ -1454,7 +1459,7 @@ struct xxh {
 	const uint8_t *start, *pos;     /* the frame's output; hashed up to pos */
 };
 
-static void xxh_init(struct xxh *h, const uint8_t *start)
+static COLD void xxh_init(struct xxh *h, const uint8_t *start)
 {
 	h->v1 = XXH_P1 + XXH_P2;
 	h->v2 = XXH_P2;
@@ -1484,7 +1489,7 @@ static void xxh_update(struct xxh *h, const uint8_t *end)
 }
 
 /* XXH64 of [h->start, end), seed 0. */
-static uint64_t xxh_final(struct xxh *h, const uint8_t *end)
+static COLD uint64_t xxh_final(struct xxh *h, const uint8_t *end)
 {
 	const uint8_t *p;
 	const size_t len = (size_t)(end - h->start);
