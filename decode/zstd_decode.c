@@ -252,10 +252,18 @@ static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
-/* For what runs once per block or frame (headers, table descriptions,
- * table building that is not per state): compiled for size, kept out of
- * the hot paths.  The stub has a size budget. */
+/* For what runs at most once per table, block or frame and only on some
+ * paths (a table description, FSE-compressed Huffman weights, XXH64's
+ * end): compiled for size, out of the hot paths (the stub has a size
+ * budget).  Never on a path every block takes: GCC takes what must lead
+ * to a cold call for cold itself. */
 #define COLD __attribute__((cold, noinline))
+/* For what every block or frame runs once (headers, choosing tables): the
+ * same size-first code as COLD, without its effect on the callers. */
+#define ONCE __attribute__((noinline, optimize("Os")))
+/* The per-byte loops: kept out of line, so that the ONCE callers'
+ * optimization level does not reach them. */
+#define LOOP __attribute__((noinline))
 
 /* Index of the highest set bit; x != 0. */
 static HOT_INLINE unsigned highbit32(uint32_t x)
@@ -302,8 +310,9 @@ static HOT_INLINE bits_t load_word(const uint8_t *p)
 }
 
 /* Sets up a read of the stream [p, p + n).  Returns 0 for a stream that
- * cannot be valid: empty, or its last byte (which holds the end mark) 0. */
-static HOT_INLINE int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
+ * cannot be valid: empty, or its last byte (which holds the end mark) 0.
+ * Once per stream: out of line. */
+static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
 {
 	unsigned last;
 
@@ -647,7 +656,7 @@ static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t
 
 /* Reads a Huffman tree description at [p, end) and builds ws->huf;
  * *used is its size and *bits_out the table's Max_Number_of_Bits. */
-static enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
+static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
 					size_t *used, unsigned *bits_out)
 {
 	const size_t avail = (size_t)(end - p);
@@ -757,13 +766,23 @@ static enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, co
  * leaves at least BR_MIN_FRESH (57 or 25) bits. */
 #define HUF_PER_REFILL (BR_MIN_FRESH / HUF_MAX_BITS)
 
-/* Decodes the rest of one stream exactly: up to end, one symbol per
- * refill, then checks that its bits were used up exactly. */
+/* Decodes the rest of one stream exactly, up to end: batches of
+ * HUF_PER_REFILL symbols per refill while they fit, then one at a time;
+ * then checks that its bits were used up exactly.  A whole single-stream
+ * section, and the tails of the four streams. */
 static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, unsigned bits,
 				     uint8_t *op, uint8_t *end)
 {
 	const unsigned shift = BR_BITS - bits;
 
+	/* Guards the output: a whole batch of symbols fits. */
+	while ((size_t)(end - op) >= HUF_PER_REFILL) {
+		unsigned k;
+
+		br_reload(br);
+		for (k = 0; k < HUF_PER_REFILL; k++)
+			HUF_SYM(*br, op, table, shift);
+	}
 	while (op < end) {
 		br_reload(br);
 		HUF_SYM(*br, op, table, shift);
@@ -780,29 +799,19 @@ static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, un
 static enum decode_status huf_1stream(const uint16_t *table, unsigned bits, const uint8_t *p,
 				      size_t n, uint8_t *op, size_t count)
 {
-	const unsigned shift = BR_BITS - bits;
-	uint8_t *const end = op + count;
 	struct bitrd br;
 	uint8_t pad[BR_WORD];
 
 	if (!br_init(&br, p, n, pad))
 		return DECODE_CORRUPT;
-	/* Guards the output: a whole batch of symbols fits. */
-	while ((size_t)(end - op) >= HUF_PER_REFILL) {
-		unsigned k;
-
-		br_reload(&br);
-		for (k = 0; k < HUF_PER_REFILL; k++)
-			HUF_SYM(br, op, table, shift);
-	}
-	return huf_finish(&br, table, bits, op, end);
+	return huf_finish(&br, table, bits, op, op + count);
 }
 
 /* Four streams (4.2.2 "Jump_Table"): [p, p + n) starts with three 2-byte
  * stream sizes; stream k regenerates (count + 3) / 4 bytes, the last one
  * the rest.  Decoded in turn, a batch from each, so the four dependency
  * chains overlap. */
-static enum decode_status huf_4streams(const uint16_t *table, unsigned bits, const uint8_t *p,
+static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits, const uint8_t *p,
 				       size_t n, uint8_t *out, size_t count)
 {
 	const unsigned shift = BR_BITS - bits;
@@ -839,21 +848,32 @@ static enum decode_status huf_4streams(const uint16_t *table, unsigned bits, con
 	op2 = out + seg;
 	op3 = out + 2 * seg;
 	op4 = out + 3 * seg;
-	/* Guards all four outputs: streams 1..3 have seg bytes, stream 4 no
-	 * more, and all advance together, so stream 4's room bounds them. */
-	while ((size_t)(end4 - op4) >= HUF_PER_REFILL) {
-		unsigned k;
+	{
+		/* Copies whose addresses are never given away (b1..b4's are,
+		 * to br_init and huf_finish), so that they live in registers. */
+		struct bitrd x1 = b1, x2 = b2, x3 = b3, x4 = b4;
 
-		br_reload(&b1);
-		br_reload(&b2);
-		br_reload(&b3);
-		br_reload(&b4);
-		for (k = 0; k < HUF_PER_REFILL; k++) {
-			HUF_SYM(b1, op1, table, shift);
-			HUF_SYM(b2, op2, table, shift);
-			HUF_SYM(b3, op3, table, shift);
-			HUF_SYM(b4, op4, table, shift);
+		/* Guards all four outputs: streams 1..3 have seg bytes,
+		 * stream 4 no more, and all advance together, so stream 4's
+		 * room bounds them. */
+		while ((size_t)(end4 - op4) >= HUF_PER_REFILL) {
+			unsigned k;
+
+			br_reload(&x1);
+			br_reload(&x2);
+			br_reload(&x3);
+			br_reload(&x4);
+			for (k = 0; k < HUF_PER_REFILL; k++) {
+				HUF_SYM(x1, op1, table, shift);
+				HUF_SYM(x2, op2, table, shift);
+				HUF_SYM(x3, op3, table, shift);
+				HUF_SYM(x4, op4, table, shift);
+			}
 		}
+		b1 = x1;
+		b2 = x2;
+		b3 = x3;
+		b4 = x4;
 	}
 	st = huf_finish(&b1, table, bits, op1, out + seg);
 	if (st == DECODE_OK)
@@ -872,7 +892,7 @@ struct literals {
 	const uint8_t *limit;    /* wild reads may go up to here */
 };
 
-static enum decode_status decode_literals(struct frame_state *fs, const uint8_t **pip,
+static ONCE enum decode_status decode_literals(struct frame_state *fs, const uint8_t **pip,
 					  const uint8_t *bend, struct literals *lit)
 {
 	struct zstd_ws *const ws = fs->ws;
@@ -984,7 +1004,7 @@ static enum decode_status decode_literals(struct frame_state *fs, const uint8_t 
 
 /* ---- Sequences section: tables (3.1.1.3.2.1) ------------------------------ */
 
-static COLD enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
+static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
 				    const uint8_t *bend, unsigned base, unsigned *log,
 				    int *ok, unsigned max_log, unsigned max_sym,
 				    const int8_t *def, unsigned def_max, unsigned def_log,
@@ -1285,7 +1305,7 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 /* Decodes nseq sequences from the bitstream [p, bend) and executes them
  * against the literals, writing at *pop (the frame's output began at
  * fstart), then copies the last literals. */
-static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *p,
+static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *p,
 					 const uint8_t *bend, size_t nseq, struct literals *lit,
 					 uint8_t **pop, uint8_t *const fstart, uint8_t *const oend)
 {
@@ -1303,8 +1323,15 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 	enum decode_status st;
 	uint8_t pad[BR_WORD];
 
-	if (!br_init(&d.br, p, (size_t)(bend - p), pad))
-		return DECODE_CORRUPT;
+	{
+		/* br_init is out of line: d itself never has its address
+		 * given away, so that it can live in registers. */
+		struct bitrd b;
+
+		if (!br_init(&b, p, (size_t)(bend - p), pad))
+			return DECODE_CORRUPT;
+		d.br = b;
+	}
 	/* Initial states, in this order (3.1.1.3.2.2). */
 	d.lls = SEQ_LL + br_read(&d.br, fs->ll_log);
 	br_reload(&d.br);
@@ -1359,7 +1386,7 @@ static enum decode_status exec_sequences(struct frame_state *fs, const uint8_t *
 
 /* ---- Compressed block (3.1.1.3) ------------------------------------------- */
 
-static enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip,
+static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_t *ip,
 				       const uint8_t *bend, uint8_t **pop, uint8_t *fstart,
 				       uint8_t *oend)
 {
@@ -1459,7 +1486,7 @@ struct xxh {
 	const uint8_t *start, *pos;     /* the frame's output; hashed up to pos */
 };
 
-static COLD void xxh_init(struct xxh *h, const uint8_t *start)
+static void xxh_init(struct xxh *h, const uint8_t *start)
 {
 	h->v1 = XXH_P1 + XXH_P2;
 	h->v2 = XXH_P2;
@@ -1531,7 +1558,7 @@ static COLD uint64_t xxh_final(struct xxh *h, const uint8_t *end)
 
 /* ---- Frames (3.1.1) --------------------------------------------------------- */
 
-static enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
+static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **pip,
 				       const uint8_t *iend, uint8_t **pop, uint8_t *oend)
 {
 	static const uint8_t did_bytes[4] = { 0, 1, 2, 4 };
