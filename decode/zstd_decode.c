@@ -260,7 +260,11 @@ static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 #define COLD __attribute__((cold, noinline))
 /* For what every block or frame runs once (headers, choosing tables): the
  * same size-first code as COLD, without its effect on the callers. */
+#if defined(__clang__)
+#define ONCE __attribute__((noinline, minsize))    /* the fuzzer's build */
+#else
 #define ONCE __attribute__((noinline, optimize("Os")))
+#endif
 /* The per-byte loops: kept out of line, so that the ONCE callers'
  * optimization level does not reach them. */
 #define LOOP __attribute__((noinline))
@@ -1648,8 +1652,10 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 		bsize = bh >> 3;
 		if (type == BLOCK_RESERVED)
 			return DECODE_CORRUPT;
-		/* Guards Block_Maximum_Size: min(Window_Size, 128 KiB). */
-		if (bsize > block_max)
+		/* Guards Block_Maximum_Size, min(Window_Size, 128 KiB): it
+		 * limits Block_Content, which for an RLE block is its one
+		 * byte (libzstd reads it so too). */
+		if (bsize > block_max && type != BLOCK_RLE)
 			return DECODE_CORRUPT;
 		if (type == BLOCK_RLE) {
 			/* Guards the byte to repeat. */
