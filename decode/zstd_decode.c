@@ -127,29 +127,21 @@ _Static_assert(LIT_SLACK >= COPY_CHUNK, "wild literal reads must stay in the buf
 /* ---- Code tables (3.1.1.3.2.1.1) ----------------------------------------
  * Literals_Length and Match_Length codes: a baseline and a number of extra
  * bits.  Codes 0..15 of literal lengths and 0..31 of match lengths are
- * the value itself (match lengths + 3), with no extra bits. */
-static const uint32_t ll_base[LL_MAX_SYMBOL + 1] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-	16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096,
-	8192, 16384, 32768, 65536,
-};
-static const uint8_t ll_extra[LL_MAX_SYMBOL + 1] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12,
-	13, 14, 15, 16,
-};
-static const uint32_t ml_base[ML_MAX_SYMBOL + 1] = {
-	3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-	19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
-	35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051,
-	4099, 8195, 16387, 32771, 65539,
-};
-static const uint8_t ml_extra[ML_MAX_SYMBOL + 1] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11,
-	12, 13, 14, 15, 16,
-};
+ * the value itself (match lengths + 3), with no extra bits; the last
+ * codes are powers of two (literal lengths 25..35: 1 << (code - 19) with
+ * code - 19 extra bits; match lengths 43..52: (1 << (code - 36)) + 3 with
+ * code - 36); the codes between are these tables.  (See code_word().) */
+#define LL_DIRECT     16
+#define LL_POW2       25
+#define LL_POW2_SHIFT 19
+#define ML_DIRECT     32
+#define ML_POW2       43
+#define ML_POW2_SHIFT 36
+#define ML_MIN        3
+static const uint8_t ll_mid_base[LL_POW2 - LL_DIRECT] = { 16, 18, 20, 22, 24, 28, 32, 40, 48 };
+static const uint8_t ll_mid_extra[LL_POW2 - LL_DIRECT] = { 1, 1, 1, 1, 2, 2, 3, 3, 4 };
+static const uint8_t ml_mid_base[ML_POW2 - ML_DIRECT] = { 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99 };
+static const uint8_t ml_mid_extra[ML_POW2 - ML_DIRECT] = { 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5 };
 
 /* Predefined distributions (3.1.1.3.2.2); -1 is "less than 1". */
 static const int8_t ll_default[LL_MAX_SYMBOL + 1] = {
@@ -502,6 +494,43 @@ enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
  * bits and next-state baseline, plus base: where t lies in the array the
  * states index.  next + (any nbits bits) < base + size for every state,
  * so a decoder's state never leaves its table. */
+/* What symbol s of a table of this kind stands for, as the base and
+ * extra fields of an fse_entry word. */
+static uint64_t code_word(enum fse_kind kind, unsigned s)
+{
+	uint32_t b = s, x = 0;
+
+	switch (kind) {
+	case KIND_LL:
+		if (s >= LL_POW2) {
+			x = s - LL_POW2_SHIFT;
+			b = 1u << x;
+		} else if (s >= LL_DIRECT) {
+			b = ll_mid_base[s - LL_DIRECT];
+			x = ll_mid_extra[s - LL_DIRECT];
+		}
+		break;
+	case KIND_ML:
+		if (s >= ML_POW2) {
+			x = s - ML_POW2_SHIFT;
+			b = (1u << x) + ML_MIN;
+		} else if (s >= ML_DIRECT) {
+			b = ml_mid_base[s - ML_DIRECT];
+			x = ml_mid_extra[s - ML_DIRECT];
+		} else {
+			b = s + ML_MIN;
+		}
+		break;
+	case KIND_OF:
+		b = 1u << s;
+		x = s;
+		break;
+	case KIND_WEIGHT:
+		break;
+	}
+	return fse_entry_word(0, 0, x, b);
+}
+
 static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, unsigned max_sym,
 				    unsigned log, enum fse_kind kind, unsigned base)
 {
@@ -514,25 +543,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 
 	for (s = 0; s <= max_sym; s++) {
 		/* What the symbol stands for, once per symbol. */
-		uint32_t b = s, x = 0;
-
-		switch (kind) {
-		case KIND_LL:
-			b = ll_base[s];
-			x = ll_extra[s];
-			break;
-		case KIND_ML:
-			b = ml_base[s];
-			x = ml_extra[s];
-			break;
-		case KIND_OF:
-			b = 1u << s;
-			x = s;
-			break;
-		case KIND_WEIGHT:
-			break;
-		}
-		ws->sym_info[s] = fse_entry_word(0, 0, x, b);
+		ws->sym_info[s] = code_word(kind, s);
 		if (norm[s] == -1) {
 			spread[high--] = (uint8_t)s;
 			ws->next_count[s] = 1;
@@ -600,8 +611,8 @@ static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t
 					  unsigned *count)
 {
 	enum decode_status st;
-	unsigned log, n = 0;
-	size_t used, s1, s2;
+	unsigned log, n = 0, k;
+	size_t used, st2[2];
 	struct bitrd br;
 	uint8_t pad[BR_WORD];
 
@@ -618,42 +629,29 @@ static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t
 
 	/* Two states take turns on one stream; when an update reads past
 	 * its start, the other state gives the last weight. */
-	s1 = br_read(&br, log);
+	st2[0] = br_read(&br, log);
 	br_reload(&br);
-	s2 = br_read(&br, log);
+	st2[1] = br_read(&br, log);
 	br_reload(&br);
 	/* Guards the initial states: the stream is shorter than them. */
 	if (br_overrun(&br))
 		return DECODE_CORRUPT;
-/* Guards ws->weights before each weight: at most 255 are described (the
- * 256th symbol's is implied and added later). */
-#define PUT_WEIGHT(w)                                           \
-	do {                                                    \
-		if (n >= HUF_MAX_SYMBOLS - 1)                   \
-			return DECODE_CORRUPT;                  \
-		ws->weights[n++] = (uint8_t)(w);                \
-	} while (0)
-	for (;;) {
-		const struct fse_entry *e;
+	for (k = 0;; k ^= 1) {
+		const struct fse_entry *e = &ws->hw[st2[k]];
 
-		e = &ws->hw[s1];
-		PUT_WEIGHT(e->base);
-		s1 = e->next + br_read(&br, e->nbits);
+		/* Guards ws->weights: at most 255 are described (the 256th
+		 * symbol's is implied and added later), this one and
+		 * perhaps the other state's. */
+		if (n + 2 > HUF_MAX_SYMBOLS - 1)
+			return DECODE_CORRUPT;
+		ws->weights[n++] = (uint8_t)e->base;
+		st2[k] = e->next + br_read(&br, e->nbits);
 		br_reload(&br);
 		if (br_overrun(&br)) {
-			PUT_WEIGHT(ws->hw[s2].base);
-			break;
-		}
-		e = &ws->hw[s2];
-		PUT_WEIGHT(e->base);
-		s2 = e->next + br_read(&br, e->nbits);
-		br_reload(&br);
-		if (br_overrun(&br)) {
-			PUT_WEIGHT(ws->hw[s1].base);
+			ws->weights[n++] = (uint8_t)ws->hw[st2[k ^ 1]].base;
 			break;
 		}
 	}
-#undef PUT_WEIGHT
 	*count = n;
 	return DECODE_OK;
 }
@@ -1037,10 +1035,11 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned mode, 
 		if (s > max_sym)
 			return DECODE_CORRUPT;
 		/* One state that stays itself and reads no bits. */
-		t[0].next = (uint16_t)base;
-		t[0].nbits = 0;
-		t[0].base = kind == KIND_LL ? ll_base[s] : kind == KIND_ML ? ml_base[s] : 1u << s;
-		t[0].extra = kind == KIND_LL ? ll_extra[s] : kind == KIND_ML ? ml_extra[s] : (uint8_t)s;
+		{
+			const uint64_t w = code_word(kind, s) | fse_entry_word(base, 0, 0, 0);
+
+			memcpy(&t[0], &w, sizeof(w));
+		}
 		*log = 0;
 		break;
 	case MODE_FSE: {
