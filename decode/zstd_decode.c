@@ -216,8 +216,10 @@ static HOT_INLINE uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_
 struct frame_state {
 	struct zstd_ws *ws;
 	unsigned huf_bits;              /* 0: no Huffman table yet */
-	unsigned ll_log, ml_log, of_log;
-	int ll_ok, ml_ok, of_ok;        /* a table exists for repeat mode */
+	/* Per sequence table, in the order of the modes byte (literal
+	 * lengths, offsets, match lengths): its accuracy log, and whether
+	 * it exists for repeat mode. */
+	uint8_t log[3], ok[3];
 	size_t rep[REP_CODES];
 	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
 };
@@ -260,6 +262,16 @@ static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 /* The per-byte loops: kept out of line, so that the ONCE callers'
  * optimization level does not reach them. */
 #define LOOP __attribute__((noinline))
+
+/* A little-endian field of n <= 8 bytes (headers: out of line, once). */
+static __attribute__((noinline)) uint64_t get_le_n(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | p[n];
+	return v;
+}
 
 /* Index of the highest set bit; x != 0. */
 static HOT_INLINE unsigned highbit32(uint32_t x)
@@ -963,15 +975,13 @@ static ONCE enum decode_status decode_literals(struct frame_state *fs, const uin
 		const size_t smask = ((size_t)1 << sbits) - 1;
 		uint64_t v = 0;
 		size_t csize, tree = 0;
-		unsigned i;
 		enum decode_status st;
 
 		hlen = hdr_len[sf];
 		/* Guards the header's bytes. */
 		if (avail < hlen)
 			return DECODE_CORRUPT;
-		for (i = 0; i < hlen; i++)
-			v |= (uint64_t)ip[i] << (8 * i);
+		v = get_le_n(ip, (unsigned)hlen);
 		regen = (size_t)(v >> 4) & smask;
 		csize = (size_t)(v >> (4 + sbits)) & smask;
 		/* Guards the literals buffer (and Block_Maximum_Size). */
@@ -1006,25 +1016,39 @@ static ONCE enum decode_status decode_literals(struct frame_state *fs, const uin
 
 /* ---- Sequences section: tables (3.1.1.3.2.1) ------------------------------ */
 
-static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned mode, const uint8_t **pip,
-				    const uint8_t *bend, unsigned base, unsigned *log,
-				    int *ok, unsigned max_log, unsigned max_sym,
-				    const int8_t *def, unsigned def_max, unsigned def_log,
-				    enum fse_kind kind)
+/* The three sequence tables, in the order of the modes byte. */
+struct seq_kind {
+	uint16_t base;                  /* where the table starts in ws->seq */
+	uint8_t max_log, max_sym;       /* the largest description allowed */
+	uint8_t def_max, def_log;       /* the predefined distribution's */
+	uint8_t kind;                   /* enum fse_kind */
+	const int8_t *def;
+};
+static const struct seq_kind seq_kinds[3] = {
+	{ SEQ_LL, LL_MAX_LOG, LL_MAX_SYMBOL, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL, ll_default },
+	{ SEQ_OF, OF_MAX_LOG, OF_MAX_SYMBOL, sizeof(of_default) - 1, OF_DEFAULT_LOG, KIND_OF, of_default },
+	{ SEQ_ML, ML_MAX_LOG, ML_MAX_SYMBOL, ML_MAX_SYMBOL, ML_DEFAULT_LOG, KIND_ML, ml_default },
+};
+
+/* Sets up sequence table k (seq_kinds[k]) as mode says, reading its
+ * description, if any, at *pip. */
+static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, unsigned mode,
+					 const uint8_t **pip, const uint8_t *bend)
 {
+	const struct seq_kind *const sk = &seq_kinds[k];
+	const unsigned base = sk->base;
+	const enum fse_kind kind = (enum fse_kind)sk->kind;
 	struct zstd_ws *const ws = fs->ws;
 	struct fse_entry *const t = ws->seq + base;
 	enum decode_status st;
-	unsigned s;
+	unsigned s, log;
 
 	switch (mode) {
 	case MODE_PREDEFINED:
-		for (s = 0; s <= def_max; s++)
-			ws->norm[s] = def[s];
-		st = fse_build(ws, ws->seq + base, def_max, def_log, kind, base);
-		if (st != DECODE_OK)
-			return st;
-		*log = def_log;
+		for (s = 0; s <= sk->def_max; s++)
+			ws->norm[s] = sk->def[s];
+		log = sk->def_log;
+		st = fse_build(ws, t, sk->def_max, log, kind, base);
 		break;
 	case MODE_RLE:
 		/* Guards the symbol byte. */
@@ -1032,7 +1056,7 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned mode, 
 			return DECODE_CORRUPT;
 		s = *(*pip)++;
 		/* Guards the code tables: no such code. */
-		if (s > max_sym)
+		if (s > sk->max_sym)
 			return DECODE_CORRUPT;
 		/* One state that stays itself and reads no bits. */
 		{
@@ -1040,55 +1064,40 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned mode, 
 
 			memcpy(&t[0], &w, sizeof(w));
 		}
-		*log = 0;
+		log = 0;
+		st = DECODE_OK;
 		break;
 	case MODE_FSE: {
 		size_t used;
 
-		st = read_fse_desc(*pip, (size_t)(bend - *pip), max_log, max_sym, ws->norm, log, &used);
+		st = read_fse_desc(*pip, (size_t)(bend - *pip), sk->max_log, sk->max_sym, ws->norm,
+				   &log, &used);
 		if (st != DECODE_OK)
 			return st;
-		st = fse_build(ws, ws->seq + base, max_sym, *log, kind, base);
-		if (st != DECODE_OK)
-			return st;
+		st = fse_build(ws, t, sk->max_sym, log, kind, base);
 		*pip += used;
 		break;
 	}
 	default: /* MODE_REPEAT */
 		/* Guards against repeating a table this frame never had. */
-		if (!*ok)
-			return DECODE_CORRUPT;
-		return DECODE_OK;
+		return fs->ok[k] ? DECODE_OK : DECODE_CORRUPT;
 	}
-	*ok = 1;
-	return DECODE_OK;
+	fs->log[k] = (uint8_t)log;
+	fs->ok[k] = st == DECODE_OK;
+	return st;
 }
 
 /* ---- Sequence execution (3.1.2) -------------------------------------------- */
 
-/* For offsets 1, 2 and 4: the 8-byte word that repeats through a match. */
-static HOT_INLINE uint64_t pattern8(const uint8_t *m, size_t off)
-{
-	uint32_t w;
-
-	if (off == 1) {
-		w = m[0] * 0x01010101u;
-	} else if (off == 2) {
-		uint16_t h;
-
-		memcpy(&h, m, 2);
-		w = h * 0x00010001u;
-	} else {
-		memcpy(&w, m, 4);
-	}
-	return (uint64_t)w << 32 | w;
-}
-
-/* For offsets 3, 5, 6, 7: writes op[0..7] a byte at a time, then returns
- * a source at a distance that is a multiple of off and >= 8 from op + 8,
- * from which 8-byte copies continue the same periodic pattern. */
+/* For offsets 1..7 (the spread idea of decode/lz4_decode.c, for every
+ * small offset): writes op[0..7] a byte at a time (each may depend on the
+ * ones before), then returns a source whose distance from op + 8 is the
+ * smallest multiple of off that is at least 8, from which 8-byte copies
+ * continue the same periodic pattern without overlapping themselves. */
 static HOT_INLINE const uint8_t *spread_small_offset(uint8_t *op, size_t off)
 {
+	/* off * ceil(8 / off), for off = 1..7 */
+	static const uint8_t distance[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 	const uint8_t *m = op - off;
 
 	op[0] = m[0];
@@ -1099,7 +1108,7 @@ static HOT_INLINE const uint8_t *spread_small_offset(uint8_t *op, size_t off)
 	op[5] = m[5];
 	op[6] = m[6];
 	op[7] = m[7];
-	return op + 8 - (off == 3 ? 9 : 2 * off);
+	return op + 8 - distance[off];
 }
 
 /* Copies a match in whole pieces: may write up to COPY_CHUNK - 1 bytes
@@ -1121,13 +1130,6 @@ static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 			memcpy(op, m, 8);
 			op += 8;
 			m += 8;
-		} while (op < end);
-	} else if ((off & (off - 1)) == 0) {
-		const uint64_t pat = pattern8(m, off);
-
-		do {
-			memcpy(op, &pat, 8);
-			op += 8;
 		} while (op < end);
 	} else {
 		m = spread_small_offset(op, off);
@@ -1336,11 +1338,11 @@ static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint
 		d.br = b;
 	}
 	/* Initial states, in this order (3.1.1.3.2.2). */
-	d.lls = SEQ_LL + br_read(&d.br, fs->ll_log);
+	d.lls = SEQ_LL + br_read(&d.br, fs->log[0]);
 	br_reload(&d.br);
-	d.ofs = SEQ_OF + br_read(&d.br, fs->of_log);
+	d.ofs = SEQ_OF + br_read(&d.br, fs->log[1]);
 	br_reload(&d.br);
-	d.mls = SEQ_ML + br_read(&d.br, fs->ml_log);
+	d.mls = SEQ_ML + br_read(&d.br, fs->log[2]);
 	d.rep0 = fs->rep[0];
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
@@ -1396,7 +1398,7 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 	struct literals lit;
 	enum decode_status st;
 	size_t nseq;
-	unsigned modes;
+	unsigned modes, k;
 
 	st = decode_literals(fs, &ip, bend, &lit);
 	if (st != DECODE_OK)
@@ -1443,17 +1445,13 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 	/* Its low two bits are reserved. */
 	if (modes & 3)
 		return DECODE_CORRUPT;
-	st = seq_table(fs, modes >> 6, &ip, bend, SEQ_LL, &fs->ll_log, &fs->ll_ok, LL_MAX_LOG,
-		       LL_MAX_SYMBOL, ll_default, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL);
-	if (st == DECODE_OK)
-		st = seq_table(fs, (modes >> 4) & 3, &ip, bend, SEQ_OF, &fs->of_log, &fs->of_ok,
-			       OF_MAX_LOG, OF_MAX_SYMBOL, of_default, 28, OF_DEFAULT_LOG, KIND_OF);
-	if (st == DECODE_OK)
-		st = seq_table(fs, (modes >> 2) & 3, &ip, bend, SEQ_ML, &fs->ml_log, &fs->ml_ok,
-			       ML_MAX_LOG, ML_MAX_SYMBOL, ml_default, ML_MAX_SYMBOL, ML_DEFAULT_LOG,
-			       KIND_ML);
-	if (st != DECODE_OK)
-		return st;
+	/* The tables in the order of the modes byte's fields, from its
+	 * top bits: literal lengths, offsets, match lengths. */
+	for (k = 0; k < 3; k++) {
+		st = seq_table(fs, k, (modes >> (6 - 2 * k)) & 3, &ip, bend);
+		if (st != DECODE_OK)
+			return st;
+	}
 	return exec_sequences(fs, ip, bend, nseq, &lit, pop, fstart, oend);
 }
 
@@ -1574,7 +1572,6 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 	uint64_t window = 0, fcs = 0;
 	size_t hlen, block_max;
 	enum decode_status st;
-	unsigned i;
 
 	/* Guards the Frame_Header_Descriptor. */
 	if (iend - ip < 1)
@@ -1601,19 +1598,12 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 		window = base + (base >> 3) * (ip[0] & 7u);
 		ip++;
 	}
-	if (did_len) {
-		uint32_t did = 0;
-
-		for (i = 0; i < did_len; i++)
-			did |= (uint32_t)ip[i] << (8 * i);
-		/* We have no dictionaries. */
-		if (did != 0)
-			return DECODE_CORRUPT;
-		ip += did_len;
-	}
+	/* We have no dictionaries. */
+	if (get_le_n(ip, did_len) != 0)
+		return DECODE_CORRUPT;
+	ip += did_len;
 	if (fcs_len) {
-		for (i = 0; i < fcs_len; i++)
-			fcs |= (uint64_t)ip[i] << (8 * i);
+		fcs = get_le_n(ip, fcs_len);
 		if (fcs_len == 2)
 			fcs += 256;
 		ip += fcs_len;
@@ -1628,8 +1618,7 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 
 	fs.ws = ws;
 	fs.huf_bits = 0;
-	fs.ll_ok = fs.ml_ok = fs.of_ok = 0;
-	fs.ll_log = fs.ml_log = fs.of_log = 0;
+	memset(fs.ok, 0, sizeof(fs.ok));
 	fs.rep[0] = 1;
 	fs.rep[1] = 4;
 	fs.rep[2] = 8;
