@@ -63,6 +63,16 @@ extern const char *zstd_decode_note;
 #error "zstd_decode.c loads little-endian words as they are"
 #endif
 
+/* The 32-bit stub is kept small (it has a size budget, and 32-bit kernels
+ * are small): ZSTD_SMALL trades some speed for code there.  The four
+ * Huffman streams are decoded one after the other instead of together,
+ * and XXH64's 64-bit arithmetic (long on i686) is not inlined. */
+#if defined(__i386__)
+#define ZSTD_SMALL 1
+#else
+#define ZSTD_SMALL 0
+#endif
+
 /* For the small functions of the hot loops: GCC would otherwise keep some
  * of them out of line once a cold caller (see COLD) needs a copy. */
 #define HOT_INLINE inline __attribute__((always_inline))
@@ -260,8 +270,13 @@ static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 #define ONCE __attribute__((noinline, optimize("Os")))
 #endif
 /* The per-byte loops: kept out of line, so that the ONCE callers'
- * optimization level does not reach them. */
+ * optimization level does not reach them.  (For ZSTD_SMALL, size first
+ * there too.) */
+#if ZSTD_SMALL
+#define LOOP ONCE
+#else
 #define LOOP __attribute__((noinline))
+#endif
 
 /* A little-endian field of n <= 8 bytes (headers: out of line, once). */
 static __attribute__((noinline)) uint64_t get_le_n(const uint8_t *p, unsigned n)
@@ -862,6 +877,8 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits
 	op2 = out + seg;
 	op3 = out + 2 * seg;
 	op4 = out + 3 * seg;
+	if (ZSTD_SMALL)
+		goto tails;     /* all of each stream through huf_finish */
 	{
 		/* Copies whose addresses are never given away (b1..b4's are,
 		 * to br_init and huf_finish), so that they live in registers. */
@@ -889,6 +906,7 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits
 		b3 = x3;
 		b4 = x4;
 	}
+tails:
 	st = huf_finish(&b1, table, bits, op1, out + seg);
 	if (st == DECODE_OK)
 		st = huf_finish(&b2, table, bits, op2, out + 2 * seg);
@@ -1469,7 +1487,13 @@ static HOT_INLINE uint64_t rotl64(uint64_t x, unsigned r)
 	return x << r | x >> (64 - r);
 }
 
-static HOT_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
+#if ZSTD_SMALL
+#define XXH_INLINE __attribute__((noinline))
+#else
+#define XXH_INLINE HOT_INLINE
+#endif
+
+static XXH_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
 {
 	return rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
 }
