@@ -1203,6 +1203,20 @@ static HOT_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 	return br_read(br, n);
 }
 
+/* ZSTD_SMALL: a refill and a read in one out-of-line call, for every field
+ * of a sequence (n <= 31: more than a refill guarantees is read in two
+ * parts). */
+static __attribute__((noinline)) size_t br_get(struct bitrd *br, unsigned n)
+{
+	if (n > BR_MIN_FRESH) {
+		const size_t hi = br_get(br, n - 16);
+
+		return hi << 16 | br_get(br, 16);
+	}
+	br_reload(br);
+	return br_read(br, n);
+}
+
 /* One decoded sequence, waiting to be executed. */
 struct seq {
 	size_t ll, ml, off;
@@ -1225,14 +1239,20 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *t,
 	const struct fse_entry *lle = &t[d->lls], *mle = &t[d->mls], *ofe = &t[d->ofs];
 	size_t off, offval, ll;
 
-	br_reload(&d->br);
-	offval = ofe->base + read_offset_bits(&d->br, ofe->extra);
-	if (!BR_IS_64)
+	if (ZSTD_SMALL) {
+		offval = ofe->base + br_get(&d->br, ofe->extra);
+		out->ml = mle->base + br_get(&d->br, mle->extra);
+		ll = lle->base + br_get(&d->br, lle->extra);
+	} else {
 		br_reload(&d->br);
-	out->ml = mle->base + br_read(&d->br, mle->extra);
-	if (!BR_IS_64 || d->br.consumed > BR_BITS - SEQ_TAIL_BITS)
-		br_reload(&d->br);
-	ll = lle->base + br_read(&d->br, lle->extra);
+		offval = ofe->base + read_offset_bits(&d->br, ofe->extra);
+		if (!BR_IS_64)
+			br_reload(&d->br);
+		out->ml = mle->base + br_read(&d->br, mle->extra);
+		if (!BR_IS_64 || d->br.consumed > BR_BITS - SEQ_TAIL_BITS)
+			br_reload(&d->br);
+		ll = lle->base + br_read(&d->br, lle->extra);
+	}
 	out->ll = ll;
 
 	/* Repeat offsets (3.1.2.5): values 1..3 name them, shifted by one
@@ -1260,13 +1280,19 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *t,
 
 	if (!last) {
 		/* State updates: literal length, match length, offset. */
-		if (!BR_IS_64)
-			br_reload(&d->br);
-		d->lls = lle->next + br_read(&d->br, lle->nbits);
-		d->mls = mle->next + br_read(&d->br, mle->nbits);
-		if (!BR_IS_64)
-			br_reload(&d->br);
-		d->ofs = ofe->next + br_read(&d->br, ofe->nbits);
+		if (ZSTD_SMALL) {
+			d->lls = lle->next + br_get(&d->br, lle->nbits);
+			d->mls = mle->next + br_get(&d->br, mle->nbits);
+			d->ofs = ofe->next + br_get(&d->br, ofe->nbits);
+		} else {
+			if (!BR_IS_64)
+				br_reload(&d->br);
+			d->lls = lle->next + br_read(&d->br, lle->nbits);
+			d->mls = mle->next + br_read(&d->br, mle->nbits);
+			if (!BR_IS_64)
+				br_reload(&d->br);
+			d->ofs = ofe->next + br_read(&d->br, ofe->nbits);
+		}
 	}
 }
 
@@ -1482,9 +1508,10 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 #define XXH_P5 0x27D4EB2F165667C5ull
 #define XXH_STRIPE 32
 
+/* r = 0..63 (the second shift is taken modulo 64, so r = 0 is x). */
 static HOT_INLINE uint64_t rotl64(uint64_t x, unsigned r)
 {
-	return x << r | x >> (64 - r);
+	return x << r | x >> ((64 - r) & 63);
 }
 
 #if ZSTD_SMALL
