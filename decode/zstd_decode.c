@@ -173,11 +173,13 @@ static const int8_t of_default[28 + 1] = {
 /* ---- Workspace -------------------------------------------------------------- */
 
 /* One state of an FSE decoding table, ready for sequences: the next
- * state is next + (nbits bits), the value is base + (extra bits).  For
- * offsets base = 1 << code and extra = code; for the Huffman weights'
- * table base is the weight and extra 0. */
+ * state is this one + next + (nbits bits), in entries (next is relative,
+ * so that a decoder holds its states as pointers and needs no pointer to
+ * the table), the value is base + (extra bits).  For offsets base =
+ * 1 << code and extra = code; for the Huffman weights' table base is the
+ * weight and extra 0. */
 struct fse_entry {
-	uint16_t next;
+	int16_t next;
 	uint8_t nbits;
 	uint8_t extra;
 	uint32_t base;
@@ -514,13 +516,6 @@ static COLD enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsig
 /* What the symbols of an FSE table stand for. */
 enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
 
-/* Builds the decoding table of 1 << log states from normalized counts
- * norm[0..max_sym] (4.1.1, "FSE table description"): "less than 1"
- * symbols take one state each from the top; the others are spread with
- * the step (size / 2 + size / 8 + 3); each state then gets its number of
- * bits and next-state baseline, plus base: where t lies in the array the
- * states index.  next + (any nbits bits) < base + size for every state,
- * so a decoder's state never leaves its table. */
 /* What symbol s of a table of this kind stands for, as the base and
  * extra fields of an fse_entry word. */
 static uint64_t code_word(enum fse_kind kind, unsigned s)
@@ -558,8 +553,14 @@ static uint64_t code_word(enum fse_kind kind, unsigned s)
 	return fse_entry_word(0, 0, x, b);
 }
 
+/* Builds the decoding table of 1 << log states from normalized counts
+ * norm[0..max_sym] (4.1.1, "FSE table description"): "less than 1"
+ * symbols take one state each from the top; the others are spread with
+ * the step (size / 2 + size / 8 + 3); each state then gets its number of
+ * bits and next-state baseline.  Every state's next state, whatever its
+ * nbits bits, is in the table: a decoder never leaves it. */
 static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, unsigned max_sym,
-				    unsigned log, enum fse_kind kind, unsigned base)
+				    unsigned log, enum fse_kind kind)
 {
 	const int16_t *const norm = ws->norm;
 	uint8_t *const spread = ws->spread;
@@ -622,7 +623,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 		const uint32_t x = ws->next_count[sym]++;
 		const unsigned nb = log - highbit32(x);
 		const uint64_t w = ws->sym_info[sym] |
-				   fse_entry_word(base + (x << nb) - size, nb, 0, 0);
+				   fse_entry_word((x << nb) - size - u, nb, 0, 0);
 
 		/* One 8-byte store per state. */
 		memcpy(&t[u], &w, sizeof(w));
@@ -646,7 +647,7 @@ static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t
 	st = read_fse_desc(p, len, HUF_WEIGHT_MAX_LOG, HUF_MAX_WEIGHT, ws->norm, &log, &used);
 	if (st != DECODE_OK)
 		return st;
-	st = fse_build(ws, ws->hw, HUF_MAX_WEIGHT, log, KIND_WEIGHT, 0);
+	st = fse_build(ws, ws->hw, HUF_MAX_WEIGHT, log, KIND_WEIGHT);
 	if (st != DECODE_OK)
 		return st;
 	/* Guards the bitstream: it is the rest of the bytes, and must hold
@@ -672,7 +673,7 @@ static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t
 		if (n + 2 > HUF_MAX_SYMBOLS - 1)
 			return DECODE_CORRUPT;
 		ws->weights[n++] = (uint8_t)e->base;
-		st2[k] = e->next + br_read(&br, e->nbits);
+		st2[k] += e->next + br_read(&br, e->nbits);
 		br_reload(&br);
 		if (br_overrun(&br)) {
 			ws->weights[n++] = (uint8_t)ws->hw[st2[k ^ 1]].base;
@@ -1066,7 +1067,7 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 		for (s = 0; s <= sk->def_max; s++)
 			ws->norm[s] = sk->def[s];
 		log = sk->def_log;
-		st = fse_build(ws, t, sk->def_max, log, kind, base);
+		st = fse_build(ws, t, sk->def_max, log, kind);
 		break;
 	case MODE_RLE:
 		/* Guards the symbol byte. */
@@ -1078,7 +1079,7 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 			return DECODE_CORRUPT;
 		/* One state that stays itself and reads no bits. */
 		{
-			const uint64_t w = code_word(kind, s) | fse_entry_word(base, 0, 0, 0);
+			const uint64_t w = code_word(kind, s);
 
 			memcpy(&t[0], &w, sizeof(w));
 		}
@@ -1092,7 +1093,7 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 				   &log, &used);
 		if (st != DECODE_OK)
 			return st;
-		st = fse_build(ws, t, sk->max_sym, log, kind, base);
+		st = fse_build(ws, t, sk->max_sym, log, kind);
 		*pip += used;
 		break;
 	}
@@ -1226,17 +1227,16 @@ struct seq {
  * the repeat offsets. */
 struct seq_dec {
 	struct bitrd br;
-	size_t lls, mls, ofs;
+	const struct fse_entry *ll, *ml, *of;   /* the three states */
 	size_t rep0, rep1, rep2;
 };
 
 /* Decodes one sequence (3.1.1.3.2.2, 3.1.2.5); last: it is the block's
  * last, whose states are not updated.  Reads no memory but the tables:
  * the caller checks br_overrun() and the values when it executes it. */
-static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *t,
-			      struct seq *out, int last)
+static HOT_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
 {
-	const struct fse_entry *lle = &t[d->lls], *mle = &t[d->mls], *ofe = &t[d->ofs];
+	const struct fse_entry *const lle = d->ll, *const mle = d->ml, *const ofe = d->of;
 	size_t off, offval, ll;
 
 	if (ZSTD_SMALL) {
@@ -1281,17 +1281,17 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, const struct fse_entry *t,
 	if (!last) {
 		/* State updates: literal length, match length, offset. */
 		if (ZSTD_SMALL) {
-			d->lls = lle->next + br_get(&d->br, lle->nbits);
-			d->mls = mle->next + br_get(&d->br, mle->nbits);
-			d->ofs = ofe->next + br_get(&d->br, ofe->nbits);
+			d->ll = lle + lle->next + br_get(&d->br, lle->nbits);
+			d->ml = mle + mle->next + br_get(&d->br, mle->nbits);
+			d->of = ofe + ofe->next + br_get(&d->br, ofe->nbits);
 		} else {
 			if (!BR_IS_64)
 				br_reload(&d->br);
-			d->lls = lle->next + br_read(&d->br, lle->nbits);
-			d->mls = mle->next + br_read(&d->br, mle->nbits);
+			d->ll = lle + lle->next + br_read(&d->br, lle->nbits);
+			d->ml = mle + mle->next + br_read(&d->br, mle->nbits);
 			if (!BR_IS_64)
 				br_reload(&d->br);
-			d->ofs = ofe->next + br_read(&d->br, ofe->nbits);
+			d->of = ofe + ofe->next + br_read(&d->br, ofe->nbits);
 		}
 	}
 }
@@ -1382,11 +1382,11 @@ static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint
 		d.br = b;
 	}
 	/* Initial states, in this order (3.1.1.3.2.2). */
-	d.lls = SEQ_LL + br_read(&d.br, fs->log[0]);
+	d.ll = t + SEQ_LL + br_read(&d.br, fs->log[0]);
 	br_reload(&d.br);
-	d.ofs = SEQ_OF + br_read(&d.br, fs->log[1]);
+	d.of = t + SEQ_OF + br_read(&d.br, fs->log[1]);
 	br_reload(&d.br);
-	d.mls = SEQ_ML + br_read(&d.br, fs->log[2]);
+	d.ml = t + SEQ_ML + br_read(&d.br, fs->log[2]);
 	d.rep0 = fs->rep[0];
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
@@ -1397,7 +1397,7 @@ static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint
 		/* A stream with fewer bits than its sequences need is caught
 		 * after the loop; meanwhile what the missing bits decode to
 		 * is executed like any other sequence, within every bound. */
-		decode_seq(&d, t, &q, i == 1);
+		decode_seq(&d, &q, i == 1);
 		st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
 		if (st != DECODE_OK) {
 			/* Say what went wrong first: a stream read past its
