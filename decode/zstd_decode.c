@@ -58,6 +58,7 @@ extern const char *zstd_decode_note;
 #endif
 #define NOTE_HUF_END "huffman stream not consumed exactly"
 #define NOTE_SEQ_END "sequence stream not consumed exactly"
+#define NOTE_RESERVED "reserved bits of the modes byte set"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zstd_decode.c loads little-endian words as they are"
@@ -1486,9 +1487,12 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 	if (ip >= bend)
 		return DECODE_CORRUPT;
 	modes = *ip++;
-	/* Its low two bits are reserved. */
-	if (modes & 3)
+	/* Its low two bits are reserved ("must be zero"; libzstd 1.5
+	 * ignores them). */
+	if (modes & 3) {
+		NOTE(NOTE_RESERVED);
 		return DECODE_CORRUPT;
+	}
 	/* The tables in the order of the modes byte's fields, from its
 	 * top bits: literal lengths, offsets, match lengths. */
 	for (k = 0; k < 3; k++) {

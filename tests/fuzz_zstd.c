@@ -20,14 +20,15 @@
  *      large (over 2^31 bytes): we need no window beyond the output, so
  *      any Window_Size the format can say is fine with us.
  *
- * Two exceptions to 2, where libzstd (1.5.x) is the lenient one and we
- * follow the format: its fast four-stream Huffman path does not check
+ * Three exceptions to 2, where libzstd (1.5.x) is the lenient one and we
+ * follow the format: it ignores the reserved bits of the sequences
+ * section's modes byte; its fast four-stream Huffman path does not check
  * that each stream was consumed to its last bit, so it accepts streams
  * that run short or long; and its sequence decoder updates the FSE
  * states after the last sequence too (the format says not to), so it
  * accepts a sequences bitstream read past its start (the missing bits
- * taken as zeros) and one with those extra bits left over.  We call both
- * corrupt.  zstd_decode.c built with -DZSTD_DECODE_NOTES names
+ * taken as zeros) and one with those extra bits left over.  We call all
+ * three corrupt.  zstd_decode.c built with -DZSTD_DECODE_NOTES names
  * the check that failed in zstd_decode_note, and these are let through.
  *
  * Built with -DFUZZ_ZSTD_MKSEEDS instead, this file is the seed generator:
@@ -107,7 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int s = zstd_decode(src, n, ours, dst_len, ws);
 	const int lenient = s == DECODE_CORRUPT && zstd_decode_note &&
 			    (strcmp(zstd_decode_note, "huffman stream not consumed exactly") == 0 ||
-			     strcmp(zstd_decode_note, "sequence stream not consumed exactly") == 0);
+			     strcmp(zstd_decode_note, "sequence stream not consumed exactly") == 0 ||
+			     strcmp(zstd_decode_note, "reserved bits of the modes byte set") == 0);
 	size_t r = ZSTD_decompressDCtx(dctx, lib, dst_len, src, n);
 	int lib_ok = !ZSTD_isError(r) && r == dst_len;
 
