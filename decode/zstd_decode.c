@@ -66,8 +66,11 @@ extern const char *zstd_decode_note;
 
 /* The 32-bit stub is kept small (it has a size budget, and 32-bit kernels
  * are small): ZSTD_SMALL trades some speed for code there.  The four
- * Huffman streams are decoded one after the other instead of together,
- * and XXH64's 64-bit arithmetic (long on i686) is not inlined. */
+ * Huffman streams are decoded one after the other instead of together
+ * (with i686's few registers that is also faster), XXH64's 64-bit
+ * arithmetic (long on i686) is not inlined, and the loops are compiled
+ * for size.  (Measured under QEMU -icount on testkern32: 20064 -> 18048
+ * bytes of stub, 84 -> 95 million instructions.) */
 #if defined(__i386__)
 #define ZSTD_SMALL 1
 #else
@@ -1205,20 +1208,6 @@ static HOT_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 	return br_read(br, n);
 }
 
-/* ZSTD_SMALL: a refill and a read in one out-of-line call, for every field
- * of a sequence (n <= 31: more than a refill guarantees is read in two
- * parts). */
-static __attribute__((noinline)) size_t br_get(struct bitrd *br, unsigned n)
-{
-	if (n > BR_MIN_FRESH) {
-		const size_t hi = br_get(br, n - 16);
-
-		return hi << 16 | br_get(br, 16);
-	}
-	br_reload(br);
-	return br_read(br, n);
-}
-
 /* One decoded sequence, waiting to be executed. */
 struct seq {
 	size_t ll, ml, off;
@@ -1240,20 +1229,14 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
 	const struct fse_entry *const lle = d->ll, *const mle = d->ml, *const ofe = d->of;
 	size_t off, offval, ll;
 
-	if (ZSTD_SMALL) {
-		offval = ofe->base + br_get(&d->br, ofe->extra);
-		out->ml = mle->base + br_get(&d->br, mle->extra);
-		ll = lle->base + br_get(&d->br, lle->extra);
-	} else {
+	br_reload(&d->br);
+	offval = ofe->base + read_offset_bits(&d->br, ofe->extra);
+	if (!BR_IS_64)
 		br_reload(&d->br);
-		offval = ofe->base + read_offset_bits(&d->br, ofe->extra);
-		if (!BR_IS_64)
-			br_reload(&d->br);
-		out->ml = mle->base + br_read(&d->br, mle->extra);
-		if (!BR_IS_64 || d->br.consumed > BR_BITS - SEQ_TAIL_BITS)
-			br_reload(&d->br);
-		ll = lle->base + br_read(&d->br, lle->extra);
-	}
+	out->ml = mle->base + br_read(&d->br, mle->extra);
+	if (!BR_IS_64 || d->br.consumed > BR_BITS - SEQ_TAIL_BITS)
+		br_reload(&d->br);
+	ll = lle->base + br_read(&d->br, lle->extra);
 	out->ll = ll;
 
 	/* Repeat offsets (3.1.2.5): values 1..3 name them, shifted by one
@@ -1281,19 +1264,13 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
 
 	if (!last) {
 		/* State updates: literal length, match length, offset. */
-		if (ZSTD_SMALL) {
-			d->ll = lle + lle->next + br_get(&d->br, lle->nbits);
-			d->ml = mle + mle->next + br_get(&d->br, mle->nbits);
-			d->of = ofe + ofe->next + br_get(&d->br, ofe->nbits);
-		} else {
-			if (!BR_IS_64)
-				br_reload(&d->br);
-			d->ll = lle + lle->next + br_read(&d->br, lle->nbits);
-			d->ml = mle + mle->next + br_read(&d->br, mle->nbits);
-			if (!BR_IS_64)
-				br_reload(&d->br);
-			d->of = ofe + ofe->next + br_read(&d->br, ofe->nbits);
-		}
+		if (!BR_IS_64)
+			br_reload(&d->br);
+		d->ll = lle + lle->next + br_read(&d->br, lle->nbits);
+		d->ml = mle + mle->next + br_read(&d->br, mle->nbits);
+		if (!BR_IS_64)
+			br_reload(&d->br);
+		d->of = ofe + ofe->next + br_read(&d->br, ofe->nbits);
 	}
 }
 
