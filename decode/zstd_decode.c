@@ -3,9 +3,10 @@
  * Written for bzpack from RFC 8878, "Zstandard Compression and the
  * 'application/zstd' Media Type" (February 2021); section numbers below
  * refer to it.  Every line is our own; the ideas of a 64-bit bit container
- * refilled once per sequence, four interleaved Huffman streams and
- * wild copies near-but-not-at the end of the buffers are the usual ones
- * for this format (the same ones decode/lz4_decode.c uses for LZ4).
+ * refilled once per sequence, four interleaved Huffman streams, wild
+ * copies near-but-not-at the end of the buffers (and the spread of small
+ * match offsets from decode/lz4_decode.c), FSE tables spread in two
+ * passes and states kept as pointers are the usual ones for this format.
  *
  * What is handled
  *   One or more frames back to back (3.1.1), skippable frames (3.1.2)
@@ -23,6 +24,9 @@
  *     (and never into an earlier frame).  Window_Size is used only for
  *     Block_Maximum_Size; the packer keeps frames decodable this way.
  *   - A Dictionary_ID other than 0 is DECODE_CORRUPT (we have none).
+ *   - Block_Maximum_Size limits Block_Content: for an RLE block its one
+ *     byte, not the run (as libzstd reads it).  Any Window_Size the
+ *     header can say is accepted: the output is the window.
  *   - Decoding succeeds only if the input is consumed exactly (frames
  *     and skippable frames, nothing after them) and exactly dst_len bytes
  *     were produced.  src_len 0 with dst_len 0 is DECODE_OK, like lz4.
@@ -31,8 +35,10 @@
  *     DECODE_CHECK_MISMATCH.
  *   - Anything inconsistent inside a block (a section longer than its
  *     block, a table that does not add up, a bitstream not consumed to
- *     its last bit) is DECODE_CORRUPT; running out of input between
- *     blocks or frames is DECODE_TRUNCATED.
+ *     its last bit, reserved bits set) is DECODE_CORRUPT; running out of
+ *     input between blocks or frames is DECODE_TRUNCATED.  libzstd 1.5
+ *     is more lenient in three of these (see tests/fuzz_zstd.c); every
+ *     frame it writes decodes here.
  *   - src and dst must not overlap.  Little-endian only (x86): words are
  *     loaded with memcpy and used as they are.
  *
@@ -40,6 +46,10 @@
  * table, the small tables used while building them, and the literals
  * buffer (up to 128 KiB plus slack for wild copies).  Its size is the
  * CODEC line in decode/codecs.def; a static assert holds the two equal.
+ *
+ * Code size: the stub has a budget, so what runs once per block or frame
+ * is compiled for size (ONCE, COLD) and only the per-byte loops (LOOP)
+ * for speed; the 32-bit stub gives up more speed for size (ZSTD_SMALL).
  */
 #include <stddef.h>
 #include <stdint.h>
