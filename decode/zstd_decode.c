@@ -1295,8 +1295,8 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 	const size_t ll = q->ll, ml = q->ml, off = q->off;
 
 	/* ll and ml are each < 2^17: none of the sums below wraps. */
-	if (ll + COPY_CHUNK > (size_t)(lfast - lp) ||
-	    ll + ml + WILD_MARGIN > (size_t)(oend - op)) {
+	if (__builtin_expect(ll + COPY_CHUNK > (size_t)(lfast - lp) ||
+			     ll + ml + WILD_MARGIN > (size_t)(oend - op), 0)) {
 		/* Near the end of the literals or of the output (or a
 		 * corrupt length): the exact checks, the exact copies. */
 		/* Guards the literals read: more than the section has. */
@@ -1387,7 +1387,7 @@ static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint
 		 * is executed like any other sequence, within every bound. */
 		decode_seq(&d, &q, i == 1);
 		st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
-		if (st != DECODE_OK) {
+		if (__builtin_expect(st != DECODE_OK, 0)) {
 			/* Say what went wrong first: a stream read past its
 			 * start decodes to anything. */
 			if (br_overrun(&d.br)) {
