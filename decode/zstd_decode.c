@@ -24,8 +24,9 @@
  *     (and never into an earlier frame).  Window_Size is used only for
  *     Block_Maximum_Size; the packer keeps frames decodable this way.
  *   - A Dictionary_ID other than 0 is DECODE_CORRUPT (we have none).
- *   - Block_Maximum_Size limits Block_Content: for an RLE block its one
- *     byte, not the run (as libzstd reads it).  Any Window_Size the
+ *   - Block_Maximum_Size limits Block_Content and what a compressed block
+ *     decompresses to, but for an RLE block only its one byte, not the
+ *     run (as libzstd reads it).  Any Window_Size the
  *     header can say is accepted: the output is the window.
  *   - Decoding succeeds only if the input is consumed exactly (frames
  *     and skippable frames, nothing after them) and exactly dst_len bytes
@@ -1708,9 +1709,15 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 				memcpy(op, ip, bsize);
 				op += bsize;
 			} else {
+				uint8_t *const bstart = op;
+
 				st = decode_block(&fs, ip, ip + bsize, &op, fstart, oend);
 				if (st != DECODE_OK)
 					return st;
+				/* Guards Block_Maximum_Size for what a block
+				 * decompresses to, too (libzstd's reading). */
+				if ((size_t)(op - bstart) > block_max)
+					return DECODE_CORRUPT;
 			}
 			ip += bsize;
 		}

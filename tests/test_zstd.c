@@ -577,6 +577,14 @@ static void check_handmade_all(void)
 	/* a sequences section that repeats a table the frame never had */
 	static const uint8_t rep_mode[] = { MAGIC, 0x00, 0x00, 0x3D, 0x00, 0x00, 0x18, 'a', 'b', 'c',
 					    0x01, 0xFC, 0x80 };
+	/* 1 KiB window, an RLE block of 2000 x 'q': Block_Maximum_Size limits
+	 * its content (one byte), not the run */
+	static const uint8_t rle_long[] = { MAGIC, 0x00, 0x00, 0x83, 0x3E, 0x00, 'q' };
+	/* 32 KiB window; a compressed block (found by the fuzzer) whose
+	 * sequences make 128 KiB, more than the window allows a block */
+	static const uint8_t block_over[] = { MAGIC, 0x00, 0x29, 0x4c, 0x00, 0x00, 0x08, 0x7a,
+					      0x01, 0x00, 0xfc, 0xff, 0x39, 0x10, 0x02, 0x83,
+					      0x4f, 0x02, 0x7a };
 	/* a content size that the blocks do not produce */
 	static const uint8_t fcs_wrong[] = { MAGIC, 0x20, 0x04, 0x19, 0x00, 0x00, 'a', 'b', 'c' };
 
@@ -598,6 +606,9 @@ static void check_handmade_all(void)
 	check_handmade("treeless literals first", treeless, sizeof treeless, 3, DECODE_CORRUPT);
 	check_handmade("repeat mode first", rep_mode, sizeof rep_mode, 3, DECODE_CORRUPT);
 	check_handmade("content size disagrees", fcs_wrong, sizeof fcs_wrong, 4, DECODE_CORRUPT);
+	check_handmade("RLE block longer than the window", rle_long, sizeof rle_long, 2000, DECODE_OK);
+	check_handmade("compressed block makes more than the window", block_over, sizeof block_over,
+		       150000, DECODE_CORRUPT);
 	check_handmade("nothing at all", empty, 0, 0, DECODE_OK);
 	check_handmade("nothing at all, dst_len 1", empty, 0, 1, DECODE_TRUNCATED);
 
@@ -612,6 +623,14 @@ static void check_handmade_all(void)
 		r = zdecompress(lits, sizeof lits, out, sizeof out);
 		if (r != 3 || memcmp(out, "abc", 3) != 0)
 			failf("libzstd decodes the literals-only frame differently");
+		{
+			uint8_t *run = xmalloc(2000);
+
+			r = zdecompress(rle_long, sizeof rle_long, run, 2000);
+			if (r != 2000 || run[0] != 'q' || run[1999] != 'q')
+				failf("libzstd does not decode the long RLE block");
+			free(run);
+		}
 	}
 	end_case("hand-made frames agree with libzstd");
 }
