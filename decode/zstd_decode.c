@@ -205,6 +205,9 @@ struct fse_entry {
 #define SEQ_OF     (SEQ_ML + (1 << ML_MAX_LOG))
 #define SEQ_TABLES (SEQ_OF + (1 << OF_MAX_LOG))
 
+/* What the symbols of an FSE table stand for. */
+enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT, KIND_COUNT };
+
 struct zstd_ws {
 	/* The three sequence tables in one array (SEQ_LL, SEQ_ML, SEQ_OF
 	 * are where each starts), so that one pointer reaches them all and
@@ -216,7 +219,10 @@ struct zstd_ws {
 	uint16_t huf[1 << HUF_MAX_BITS];
 	int16_t norm[FSE_MAX_SYMBOLS + 11];           /* while building an FSE table */
 	uint16_t next_count[FSE_MAX_SYMBOLS + 11];
-	uint64_t sym_info[FSE_MAX_SYMBOLS + 11];      /* a symbol's fse_entry base and extra */
+	/* What each symbol of each kind of table stands for, as the base
+	 * and extra fields of an fse_entry word (code_word()), worked out
+	 * once per call instead of once per table. */
+	uint64_t code_info[KIND_COUNT][FSE_MAX_SYMBOLS];
 	uint8_t spread[1 << LL_MAX_LOG];              /* symbols in spread order */
 	uint8_t in_order[(1 << LL_MAX_LOG) + 8];      /* symbols in order, 8-byte pieces */
 	uint8_t weights[HUF_MAX_SYMBOLS];
@@ -529,11 +535,11 @@ static COLD enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsig
 }
 
 /* What the symbols of an FSE table stand for. */
-enum fse_kind { KIND_LL, KIND_ML, KIND_OF, KIND_WEIGHT };
+
 
 /* What symbol s of a table of this kind stands for, as the base and
  * extra fields of an fse_entry word. */
-static uint64_t code_word(enum fse_kind kind, unsigned s)
+static HOT_INLINE uint64_t code_word(enum fse_kind kind, unsigned s)
 {
 	uint32_t b = s, x = 0;
 
@@ -563,9 +569,20 @@ static uint64_t code_word(enum fse_kind kind, unsigned s)
 		x = s;
 		break;
 	case KIND_WEIGHT:
+	case KIND_COUNT:
 		break;
 	}
 	return fse_entry_word(0, 0, x, b);
+}
+
+/* Fills ws->code_info: once per call. */
+static ONCE void code_info_init(struct zstd_ws *ws)
+{
+	unsigned k, s;
+
+	for (k = 0; k < KIND_COUNT; k++)
+		for (s = 0; s < FSE_MAX_SYMBOLS; s++)
+			ws->code_info[k][s] = code_word((enum fse_kind)k, s);
 }
 
 /* Builds the decoding table of 1 << log states from normalized counts
@@ -578,6 +595,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 				    unsigned log, enum fse_kind kind)
 {
 	const int16_t *const norm = ws->norm;
+	const uint64_t *const info = ws->code_info[kind];
 	uint8_t *const spread = ws->spread;
 	const uint32_t size = 1u << log, mask = size - 1;
 	const uint32_t step = (size >> 1) + (size >> 3) + 3;
@@ -585,8 +603,6 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 	unsigned s;
 
 	for (s = 0; s <= max_sym; s++) {
-		/* What the symbol stands for, once per symbol. */
-		ws->sym_info[s] = code_word(kind, s);
 		if (norm[s] == -1) {
 			spread[high--] = (uint8_t)s;
 			ws->next_count[s] = 1;
@@ -637,7 +653,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 		const unsigned sym = spread[u];
 		const uint32_t x = ws->next_count[sym]++;
 		const unsigned nb = log - highbit32(x);
-		const uint64_t w = ws->sym_info[sym] |
+		const uint64_t w = info[sym] |
 				   fse_entry_word((x << nb) - size - u, nb, 0, 0);
 
 		/* One 8-byte store per state. */
@@ -780,7 +796,10 @@ static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *
 
 			if (w >= 3) {
 				/* 4 or more entries, and rank_start[w] is a
-				 * multiple of 4 then: 4 at a time. */
+				 * multiple of 4 then (the weights add up to
+				 * a power of two of at least 1 << (w - 1),
+				 * and those above w to multiples of 4): 4 at
+				 * a time. */
 				const uint64_t e4 = e * 0x0001000100010001ull;
 
 				for (; i < stop; i += 4)
@@ -1094,7 +1113,7 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 			return DECODE_CORRUPT;
 		/* One state that stays itself and reads no bits. */
 		{
-			const uint64_t w = code_word(kind, s);
+			const uint64_t w = ws->code_info[kind][s];
 
 			memcpy(&t[0], &w, sizeof(w));
 		}
@@ -1759,6 +1778,7 @@ enum decode_status zstd_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
 	iend = src + src_len;
 	op = dst;
 	oend = dst + dst_len;
+	code_info_init(workspace);
 
 	while (ip < iend) {
 		uint32_t magic;
