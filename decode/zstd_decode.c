@@ -68,6 +68,7 @@ extern const char *zstd_decode_note;
 #define NOTE(what) ((void)0)
 #endif
 #define NOTE_HUF_END "huffman stream not consumed exactly"
+#define NOTE_HUF_MARK "huffman stream without its end mark"
 #define NOTE_SEQ_END "sequence stream not consumed exactly"
 #define NOTE_RESERVED "reserved bits of the modes byte set"
 
@@ -578,10 +579,15 @@ static HOT_INLINE uint64_t code_word(enum fse_kind kind, unsigned s)
 /* Fills ws->code_info: once per call. */
 static ONCE void code_info_init(struct zstd_ws *ws)
 {
+	/* Each kind's largest symbol: code_word() shifts by up to it. */
+	static const uint8_t max_sym[KIND_COUNT] = {
+		[KIND_LL] = LL_MAX_SYMBOL, [KIND_ML] = ML_MAX_SYMBOL,
+		[KIND_OF] = OF_MAX_SYMBOL, [KIND_WEIGHT] = HUF_MAX_WEIGHT,
+	};
 	unsigned k, s;
 
 	for (k = 0; k < KIND_COUNT; k++)
-		for (s = 0; s < FSE_MAX_SYMBOLS; s++)
+		for (s = 0; s <= max_sym[k]; s++)
 			ws->code_info[k][s] = code_word((enum fse_kind)k, s);
 }
 
@@ -905,8 +911,10 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits
 	if (!br_init(&b1, p, len1, pad1) ||
 	    !br_init(&b2, p + len1, len2, pad2) ||
 	    !br_init(&b3, p + len1 + len2, len3, pad3) ||
-	    !br_init(&b4, p + len1 + len2 + len3, len4, pad4))
+	    !br_init(&b4, p + len1 + len2 + len3, len4, pad4)) {
+		NOTE(NOTE_HUF_MARK);
 		return DECODE_CORRUPT;
+	}
 
 	op1 = out;
 	op2 = out + seg;
