@@ -87,6 +87,10 @@ bench-baseline: deps all
 # The README's generated tables that need no QEMU: what each stub adds.
 readme: all
 	@B=$(B) bash ci/stub-sizes.sh readme
+# The side-by-side table of Debian's kernels from the last make test
+# (ci/test-debian.sh writes it; wall times, so never checked, only copied).
+readme-debian:
+	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
 
 run: deps all
 	@bash ci/run-default.sh
@@ -98,7 +102,7 @@ test: deps
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test clean bench bench-check bench-baseline readme FORCE
+.PHONY: all deps run test clean bench bench-check bench-baseline readme readme-debian FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -45,6 +45,8 @@ cd "$(dirname "$0")/.."
 mode=${1:-run}
 B=${B:-build}
 BZPACK=$B/bzpack
+# shellcheck source=ci/pack-cache.sh
+. ci/pack-cache.sh
 BB=$B/bench
 BASELINE=${BENCH_BASELINE:-ci/baseline.json}
 TOLERANCE=2                    # percent
@@ -105,7 +107,7 @@ payload_id() {   # payload_id NAME FILE
 icount_cell() {   # icount_cell CODEC NAME INPUT
 	local codec=$1 name=$2 input=$3 img=$BB/$1-$2.img log=$BB/$1-$2.log status
 	REPORT="" ERROR=""
-	if ! $BZPACK -c "$codec" -o "$img" "$input" >/dev/null 2>"$log.pack"; then
+	if ! pack_cached "$img" "$input" -c "$codec" >/dev/null 2>"$log.pack"; then
 		ERROR="pack failed: $(head -c 300 "$log.pack" | tr '\n' ' ')"
 		return 1
 	fi

@@ -9,6 +9,9 @@ T=$B/test                     # scratch for test images and logs
 mkdir -p "$T"
 : "${PASSED:=0}" "${FAILED:=0}" "${SKIPPED:=0}"
 
+# shellcheck source=ci/pack-cache.sh
+. ci/pack-cache.sh
+
 pass() { PASSED=$((PASSED + 1)); echo "ok $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL $1: $2"; }
 # skip NAME WHY: the check could not run on this machine (WHY says what

@@ -19,6 +19,7 @@ HOST_TEST_BINS="
 	test_gzip test_gzip_asan test_gzip32_asan
 	test_bzip2 test_bzip2_asan
 	test_xz test_xz_asan test_xz_files_m32 test_xz_files_m32_asan
+	test_zstd test_zstd_asan
 "
 HOST_TEST_KERNELS="$B/images/testkern32.elf $B/images/testkern64.elf"
 

@@ -48,8 +48,9 @@ FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
 # One libFuzzer target per decoder family, tests/fuzz_<f>.c, differential
 # against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
 # FUZZ_LIBS_<f>: the reference library; FUZZ_SEED_SRCS_<f>: what its seed
-# generator (the same file built -DFUZZ_MKSEEDS) links besides.
-FUZZERS      := lz4 lzo gzip bzip2 xz
+# generator (the same file built -DFUZZ_MKSEEDS) links besides;
+# FUZZ_CFLAGS_<f>: extra flags for its build.
+FUZZERS      := lz4 lzo gzip bzip2 xz zstd
 FUZZ_SRCS_lz4 := decode/lz4_decode.c
 FUZZ_LIBS_lz4 := -llz4
 FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
@@ -59,12 +60,16 @@ FUZZ_SRCS_gzip := decode/gzip_decode.c tests/gzip_decode_safe.c
 FUZZ_LIBS_gzip := -lz -ldeflate
 FUZZ_SRCS_xz := decode/lzma_decode.c decode/xz_decode.c
 FUZZ_LIBS_xz := -llzma
+FUZZ_SRCS_zstd := decode/zstd_decode.c
+FUZZ_LIBS_zstd := -lzstd
+# the decoder names why it refused, for the fuzzer's checks against libzstd
+FUZZ_CFLAGS_zstd := -DZSTD_DECODE_NOTES
 FUZZ_SRCS_bzip2 := decode/bzip2_decode.c
 FUZZ_LIBS_bzip2 := -lbz2
 # Every fuzzer runs in both builds; the -m32 binary has the suffix _m32.
 # FUZZ_NO_M32: those whose reference library has no installable i386
 # build (see ci/deps.sh); their decoders' 32-bit C runs in the stubs.
-FUZZ_NO_M32  := gzip bzip2 xz
+FUZZ_NO_M32  := gzip bzip2 xz zstd
 FUZZ_BUILDS  := $(foreach f,$(FUZZERS),$(f) $(if $(filter $(f),$(FUZZ_NO_M32)),,$(f)_m32))
 FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h) decode/codecs.def
 
@@ -72,11 +77,11 @@ FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h) decode/codecs.def
 define FUZZ_RULES
 $(B)/fuzz/fuzz_$(1): tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS)
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) $(FUZZ_CFLAGS_$(1)) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 
 $(B)/fuzz/fuzz_$(1)_m32: tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_DEPS)
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) -m32 $$(FUZZ_FLAGS) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
+	$$(FUZZ_CC) -m32 $$(FUZZ_FLAGS) $(FUZZ_CFLAGS_$(1)) -o $$@ tests/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_LIBS_$(1))
 
 # Seeds: small inputs compressed by the reference library (and our own
 # compressor where there is one), in the fuzzer's input format.  Plain

@@ -17,6 +17,7 @@
 #   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
 #   xz        decode/lzma_decode.c and xz_decode.c against liblzma
 #             (tests/test_xz.c); xz_files, -m32, against the xz tool
+#   zstd      decode/zstd_decode.c against libzstd (tests/test_zstd.c)
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
@@ -113,7 +114,13 @@ TEST_SRCS_xz_files     := tests/xz_files.c decode/lzma_decode.c decode/xz_decode
 TEST_LIBS_xz_files     :=
 TEST_VARIANTS_xz_files := m32 m32_asan
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz xz_files
+# zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
+# installable i386 build here (ci/deps.sh).
+TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c
+TEST_LIBS_zstd     := -lzstd
+TEST_VARIANTS_zstd := native asan
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz xz_files zstd
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE
