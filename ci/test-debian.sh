@@ -147,6 +147,16 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 		check "side by side $arch: $key printed 'Linux version' in each boot (${ms[$key]# } ms)" \
 			test "$(printf '%s\n' ${ms[$key]} | sort -n | head -n 1)" -gt 0
 	done
+	# Every codec's image also boots Debian's kernel to userspace.
+	for codec in $SIDE_CODECS; do
+		[ -n "${ours[$codec]:-}" ] || continue
+		log=$T/debian-$arch-$codec-marker.log
+		name="Debian $arch, $codec, via QEMU -kernel reaches userspace"
+		if boot "$name" 0 "${ours[$codec]}" "$log" -q $qemu -m 512M -t 180 -i "$T/initrd-$arch.gz" \
+			-a "$DEB_CMDLINE" -e "$MARKER"; then
+			check "$name ($(grep -a -m1 -o 'cycles=[0-9]*' "$log"))" grep -aq "^bzpack: codec=$codec " "$log"
+		fi
+	done
 	if [ $arch = amd64 ] && [ -n "${ours[xz]:-}" ]; then
 		a=$(stat -c %s "${ours[xz]}") b=$(stat -c %s "$theirs")
 		check "xz image of Debian amd64 no larger than 0.99x Debian's vmlinuz ($a vs $b bytes: $(awk -v a=$a -v b=$b 'BEGIN { printf "%.4f", a / b }')x)" \
