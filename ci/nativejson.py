@@ -6,6 +6,9 @@
   seed-dat NATIVE              gnuplot's data for ci/seed.gnuplot
   seed-readme NATIVE README    rewrite README's seed table and verdict
                                (between the seed-table markers)
+  rows-readme NATIVE README    rewrite README's table of our decoders
+                               against their reference libraries (between
+                               the native-table markers)
 
 NATIVE is an object:
   {"rows": [ROW...],           bench_native's rows (tools/bench/bench_native.c)
@@ -181,6 +184,40 @@ def verdict(points):
     return " ".join(out)
 
 
+def rows_table(path):
+    """Our decoder against each reference, per input: the rows that have both."""
+    native = load(path, "native results")
+    rows = native["rows"] if isinstance(native, dict) else native
+    out = ["| codec | input | ours MB/s | reference | its MB/s | ours / reference |",
+           "|---|---|---|---|---|---|"]
+    n = 0
+    for r in rows:
+        if not r.get("ours") or not r.get("ref") or r.get("ref_mbps") is None:
+            continue
+        out.append("| %s | %s | %s | %s `%s` | %s | %.2fx |" % (
+            r["label"], os.path.basename(os.path.dirname(r["input"])) + "/" + os.path.basename(r["input"])
+            if "debian" in r["input"] else os.path.basename(r["input"]),
+            mbps(num(r, "ours_mbps", path)), r["ref"], r.get("ref_func", ""),
+            mbps(num(r, "ref_mbps", path)), num(r, "ours_over_ref", path)))
+        n += 1
+    if not n:
+        raise Bad("%s: no row has both our decoder and a reference" % path)
+    out.append("")
+    out.append("MB/s of output, best of the alternating repetitions (`make bench-native`, "
+               "build/bench/native.json); our decoders built with the stub's flags (%s)."
+               % rows[0].get("ours_cflags", "?"))
+    return "\n".join(out)
+
+
+def replace_between(readme, begin, end, text):
+    with open(readme) as f:
+        lines = f.read().split("\n")
+    if begin not in lines or end not in lines:
+        raise Bad("%s has no %s ... %s lines" % (readme, begin, end))
+    b, e = lines.index(begin), lines.index(end)
+    write_atomic(readme, "\n".join(lines[:b + 1] + [text] + lines[e:]))
+
+
 def seed_table(path):
     seed, points = seed_points(path)
     lines = ["| zeros | lzo size | lzo-rle size | lzo, ours | lzo, liblzo2 | lzo-rle, ours | lzo-rle / lzo (ours) |",
@@ -221,9 +258,12 @@ def main(argv):
             seed_dat(argv[1])
         elif len(argv) == 3 and argv[0] == "seed-readme":
             seed_readme(argv[1], argv[2])
+        elif len(argv) == 3 and argv[0] == "rows-readme":
+            replace_between(argv[2], "<!-- native-table:begin -->", "<!-- native-table:end -->",
+                            rows_table(argv[1]))
         else:
             print("usage: nativejson.py merge NATIVE rows|seed PART | seed-dat NATIVE | "
-                  "seed-readme NATIVE README", file=sys.stderr)
+                  "seed-readme NATIVE README | rows-readme NATIVE README", file=sys.stderr)
             return 2
     except Bad as e:
         print("nativejson: %s" % e, file=sys.stderr)
