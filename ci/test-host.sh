@@ -18,8 +18,9 @@ HOST_TEST_BINS="
 	test_lzo test_lzo_asan test_lzo_m32 test_lzo_m32_asan
 	test_gzip test_gzip_asan test_gzip32_asan
 	test_bzip2 test_bzip2_asan
-	test_xz test_xz_asan test_xz_files_m32 test_xz_files_m32_asan
+	test_xz test_xz_asan
 	test_zstd test_zstd_asan
+	test_tool_files test_tool_files_asan test_tool_files_m32 test_tool_files_m32_asan
 "
 HOST_TEST_KERNELS="$B/images/testkern32.elf $B/images/testkern64.elf"
 

@@ -16,8 +16,12 @@
 #             (tests/test_gzip.c); gzip32 with a 32-bit bit buffer
 #   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
 #   xz        decode/lzma_decode.c and xz_decode.c against liblzma
-#             (tests/test_xz.c); xz_files, -m32, against the xz tool
+#             (tests/test_xz.c)
 #   zstd      decode/zstd_decode.c against libzstd (tests/test_zstd.c)
+#   tool_files  the xz/lzma, gzip, bzip2 and zstd decoders against what
+#             the xz, gzip, bzip2 and zstd tools make of the test kernels,
+#             with no library: the -m32 coverage of the codecs whose
+#             libraries have no installable i386 build (tests/tool_files.c)
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
@@ -105,14 +109,10 @@ TEST_VARIANTS_gzip32 := asan
 
 # lzma and xz: decode/lzma_decode.c and xz_decode.c (one LZMA core,
 # decode/lzma_core.h) against liblzma.  liblzma has no installable i386
-# build here (ci/deps.sh), so the -m32 build, xz_files, decodes what the
-# xz tool makes of the test kernels instead, with no library.
+# build here (ci/deps.sh): tool_files below is their -m32 test.
 TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c
 TEST_LIBS_xz           := -llzma
 TEST_VARIANTS_xz       := native asan
-TEST_SRCS_xz_files     := tests/xz_files.c decode/lzma_decode.c decode/xz_decode.c
-TEST_LIBS_xz_files     :=
-TEST_VARIANTS_xz_files := m32 m32_asan
 
 # zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
 # installable i386 build here (ci/deps.sh).
@@ -120,7 +120,16 @@ TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c
 TEST_LIBS_zstd     := -lzstd
 TEST_VARIANTS_zstd := native asan
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz xz_files zstd
+# Every decoder with a Debian command-line compressor, against that tool's
+# output (the tools run at test time; a missing one is a skip).  It links
+# no compression library, so it is built in every variant, -m32 included:
+# the only -m32 test of gzip, bzip2, lzma, xz and zstd.  (lzo is not in it:
+# lzop writes a container, not a bare lzo1x stream; see the source.)
+TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,lzma xz gzip bzip2 zstd,decode/$(c)_decode.c)
+TEST_LIBS_tool_files     :=
+TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
+
+HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz zstd tool_files
 
 # TEST_BIN_RULE NAME VARIANT
 define TEST_BIN_RULE
