@@ -1,0 +1,27 @@
+/* decode_speed.h - how fast our own decoder (the one the stub runs) turns
+ * a payload back into its kernel on this host.  `bzpack bench` reports it
+ * and `--codec auto` divides by it, so both use this one measurement. */
+#ifndef DECODE_SPEED_H
+#define DECODE_SPEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codecs.h"
+#include "util.h"
+
+struct decode_speed {
+	double best_mbps;       /* MB/s (1e6 bytes) of output, the fastest run */
+	double median_mbps;     /* the median run: how noisy the host was */
+	unsigned runs;          /* how many decodes were timed */
+};
+
+/* Decode payload (out_size bytes of output) with c's decoder at least
+ * min_runs times and for at least min_seconds, checking every run's status.
+ * Returns 0, or -1 with err set when the payload does not decode or memory
+ * runs out. */
+int decode_speed_measure(const struct codec *c, const struct buffer *payload, size_t out_size,
+			 unsigned min_runs, double min_seconds, struct decode_speed *out,
+			 struct error *err);
+
+#endif
