@@ -24,4 +24,20 @@ int decode_speed_measure(const struct codec *c, const struct buffer *payload, si
 			 unsigned min_runs, double min_seconds, struct decode_speed *out,
 			 struct error *err);
 
+/* What `bzpack bench` and `--codec auto` assume storage reads at unless
+ * --storage-mbps says otherwise: a typical SATA SSD's sequential read
+ * (SATA III tops out near 550 MB/s; most drives sit around 500). */
+#define STORAGE_MBPS_DEFAULT 500.0
+
+/* Estimated time to kernel, in milliseconds: reading the image from
+ * storage at storage_mbps, then decoding out_bytes at decode_mbps (our
+ * decoder measured on this host) scaled by cpu_scale (how many times
+ * slower the target CPU is than this host; 1.0 for the same). */
+static inline double time_to_kernel_ms(uint64_t image_bytes, uint64_t out_bytes, double storage_mbps,
+				       double decode_mbps, double cpu_scale)
+{
+	return 1e3 * ((double)image_bytes / (storage_mbps * 1e6) +
+		      (double)out_bytes * cpu_scale / (decode_mbps * 1e6));
+}
+
 #endif
