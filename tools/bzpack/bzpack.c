@@ -1,6 +1,7 @@
 /* bzpack.c - the packer's command line.
  *
  *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [-v] INPUT
+ *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [-o OUT] [-b BITS] [-v] INPUT
  *   bzpack --info INPUT
  *   bzpack --extract -o OUT INPUT
  *   bzpack --list-codecs
@@ -17,7 +18,9 @@
 #include <time.h>
 
 #include "bzimage.h"
+#include "codec_auto.h"
 #include "codecs.h"
+#include "decode_speed.h"
 #include "image.h"
 #include "kernel.h"
 #include "util.h"
@@ -41,7 +44,12 @@ static void usage(FILE *out)
 		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
 		"with any of its codecs, or bzpack's own): its kernel is packed again.\n"
 		"\n"
-		"  -c, --codec=CODEC   " DEFAULT_CODEC " (default), or any of --list-codecs\n"
+		"  -c, --codec=CODEC   " DEFAULT_CODEC " (default), any of --list-codecs, or auto: try\n"
+		"                      each but none, keep the least estimated time to kernel\n"
+		"      --storage-mbps=MBPS\n"
+		"                      auto: the storage's read speed (default %.0f, a SATA SSD)\n"
+		"      --cpu-scale=X   auto: the target decodes X times slower than this host\n"
+		"                      (default 1)\n"
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
@@ -50,8 +58,8 @@ static void usage(FILE *out)
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
-		"      --version       print the version\n"
-		"\ncodecs (name: levels, default; decoder workspace):\n");
+		"      --version       print the version and the codecs built in\n"
+		"\ncodecs (name: levels, default; decoder workspace):\n", STORAGE_MBPS_DEFAULT);
 	for (size_t i = 0; i < codec_count; i++) {
 		const struct codec_compressor *z = codecs[i].compressor;
 		fprintf(out, "  %-8s %d..%d, %d; %zu bytes\n", codecs[i].name, z->min_level,
@@ -131,6 +139,24 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Compress k's memory with codec, saying so on stderr when that is slow. */
+static int compress(const char *input, const struct codec *codec, int level, const struct kernel *k,
+		    struct buffer *payload, struct error *err)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (k->blob.size >= SLOW_INPUT_BYTES)
+		fprintf(stderr, "bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size,
+			codec->name);
+	if (codec_compress(codec, level, &k->blob, payload, err) < 0)
+		return -1;
+	if (k->blob.size >= SLOW_INPUT_BYTES)
+		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size,
+			payload->size, seconds_since(&t0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -144,10 +170,14 @@ int main(int argc, char **argv)
 		{ "info", no_argument, 0, 'I' },
 		{ "extract", no_argument, 0, 'x' },
 		{ "list-codecs", no_argument, 0, 'L' },
+		{ "storage-mbps", required_argument, 0, 'M' },
+		{ "cpu-scale", required_argument, 0, 'C' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
+	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0 };
+	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	const char *output = NULL;
 	char *end;
 
@@ -155,11 +185,21 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
+			pick = strcmp(optarg, "auto") == 0;
 			codec = codec_by_name(optarg);
-			if (!codec) {
-				fprintf(stderr, "bzpack: unknown codec '%s' (%s)\n", optarg, codec_names());
+			if (!codec && !pick) {
+				fprintf(stderr, "bzpack: unknown codec '%s' (%s, auto)\n", optarg, codec_names());
 				return EXIT_USAGE;
 			}
+			break;
+		case 'M':
+		case 'C':
+			if (parse_positive(optarg, opt == 'M' ? &autos.storage_mbps : &autos.cpu_scale) < 0) {
+				fprintf(stderr, "bzpack: --%s takes a positive number, not '%s'\n",
+					opt == 'M' ? "storage-mbps" : "cpu-scale", optarg);
+				return EXIT_USAGE;
+			}
+			auto_options = 1;
 			break;
 		case 'l':
 			level = (int)strtol(optarg, &end, 10);
@@ -188,7 +228,7 @@ int main(int argc, char **argv)
 			unpack = 1;
 			break;
 		case 'V':
-			printf("bzpack %s\n", BZPACK_VERSION);
+			printf("bzpack %s\ncodecs: %s\n", BZPACK_VERSION, codec_names());
 			return 0;
 		case 'I':
 			info = 1;
@@ -208,6 +248,14 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (auto_options && !pick) {
+		fprintf(stderr, "bzpack: --storage-mbps and --cpu-scale go with --codec auto\n");
+		return EXIT_USAGE;
+	}
+	if (pick && level != LEVEL_DEFAULT) {
+		fprintf(stderr, "bzpack: --codec auto takes no --level: each codec uses its default\n");
 		return EXIT_USAGE;
 	}
 	const char *input = argv[optind];
@@ -262,16 +310,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (k.blob.size >= SLOW_INPUT_BYTES)
-		fprintf(stderr, "bzpack: %s: compressing %zu bytes with %s...\n", input, k.blob.size,
-			codec->name);
-	if (codec_compress(codec, level, &k.blob, &payload, &err) < 0)
+	autos.progress = k.blob.size >= SLOW_INPUT_BYTES;
+	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
+		 : compress(input, codec, level, &k, &payload, &err) < 0)
 		goto out;
-	if (k.blob.size >= SLOW_INPUT_BYTES)
-		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k.blob.size,
-			payload.size, seconds_since(&t0));
 
 	if (image_build(&k, codec, &payload, &image, &layout, &err) < 0)
 		goto out;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,5 +103,16 @@ int write_file_atomic(const char *path, const uint8_t *data, size_t size, struct
 		return fail_with(err, "%s: %s", what, strerror(e));
 	}
 	free(tmp);
+	return 0;
+}
+
+int parse_positive(const char *text, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (!*text || *end || !(v > 0) || !isfinite(v))
+		return -1;
+	*out = v;
 	return 0;
 }

@@ -24,6 +24,10 @@ int read_file(const char *path, struct buffer *out, struct error *err);
  * failed run never leaves a half-written output or clobbers the old one. */
 int write_file_atomic(const char *path, const uint8_t *data, size_t size, struct error *err);
 
+/* A positive, finite number (a speed, a scale) from a command-line
+ * argument: 0, or -1 when text is anything else. */
+int parse_positive(const char *text, double *out);
+
 /* Little-endian fields of a file, at any alignment. */
 static inline uint16_t le16(const uint8_t *p)
 {

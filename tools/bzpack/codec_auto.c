@@ -1,0 +1,164 @@
+/* codec_auto.c - see codec_auto.h.
+ *
+ * The estimate is issue 13's model, decode_speed.h's time_to_kernel_ms():
+ * image bytes / storage bandwidth + kernel bytes / our decoder's speed on
+ * this host x CPU scale.  Image bytes are the whole file the loader reads
+ * (setup, stub, header, payload), from the image as it would be written.
+ *
+ * none is not a candidate.  The model credits it with this host's memcpy
+ * and charges nothing for what grows with the image: the stub's CRC32C of
+ * the payload, the loader's own copy, and memory (a stored Debian amd64
+ * kernel needs an init_size of 131 MiB against 73 MiB with lz4).  It would
+ * pick none only at storage so fast that a few milliseconds of decoding
+ * outweigh reading four times the bytes, which is where those left-out
+ * costs matter most.  A stored image is one -c none away. */
+#include "codec_auto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "decode_speed.h"
+#include "image.h"
+
+/* Each decoder is timed for at least this many runs and this long: enough
+ * for a steady best run, short beside the compression itself. */
+#define AUTO_MIN_RUNS 3
+#define AUTO_MIN_SECONDS 0.3
+
+struct candidate {
+	const struct codec *codec;
+	uint64_t image_bytes;
+	double decode_mbps;             /* best run: the least disturbed by other jobs */
+	double read_ms, decode_ms, total_ms;
+};
+
+int codec_auto_candidate(const struct codec *c)
+{
+	return c->id != BZPACK_CODEC_none;
+}
+
+/* Least estimated time first; equal estimates in the codec table's order. */
+static int by_estimate(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->total_ms != y->total_ms)
+		return x->total_ms < y->total_ms ? -1 : 1;
+	return (x->codec > y->codec) - (x->codec < y->codec);
+}
+
+/* Compress, lay out and time one codec.  The payload stays in *payload. */
+static int measure(const struct kernel *k, const struct codec *c, const struct auto_settings *s,
+		   struct candidate *row, struct buffer *payload, struct error *err)
+{
+	struct buffer image = { 0, 0 };
+	struct image_layout layout;
+	struct decode_speed speed;
+
+	if (codec_compress(c, LEVEL_DEFAULT, &k->blob, payload, err) < 0 ||
+	    image_build(k, c, payload, &image, &layout, err) < 0 ||
+	    decode_speed_measure(c, payload, k->blob.size, AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed,
+				 err) < 0) {
+		free(image.data);
+		return -1;
+	}
+	free(image.data);
+	row->codec = c;
+	row->image_bytes = image.size;
+	row->decode_mbps = speed.best_mbps;
+	row->read_ms = time_to_kernel_ms(image.size, 0, s->storage_mbps, 1.0, 0.0);
+	row->total_ms = time_to_kernel_ms(image.size, k->blob.size, s->storage_mbps,
+					  speed.best_mbps, s->cpu_scale);
+	row->decode_ms = row->total_ms - row->read_ms;
+	return 0;
+}
+
+/* Why the winner won, in the words the figures allow. */
+static const char *reason(const struct candidate *rows, size_t n)
+{
+	int smallest = 1, fastest = 1;
+
+	for (size_t i = 1; i < n; i++) {
+		smallest &= rows[0].image_bytes <= rows[i].image_bytes;
+		fastest &= rows[0].decode_mbps >= rows[i].decode_mbps;
+	}
+	if (smallest && fastest)
+		return "the smallest image and the fastest decoder";
+	if (smallest)
+		return "the smallest image";
+	if (fastest)
+		return "the fastest decoder";
+	return "the best trade of size for decoding speed";
+}
+
+static void report(FILE *out, const char *input, const struct auto_settings *s,
+		   struct candidate *rows, size_t n)
+{
+	qsort(rows, n, sizeof(rows[0]), by_estimate);
+	fprintf(out, "  %-8s %12s %12s %10s %10s %10s\n", "codec", "image bytes", "decode MB/s",
+		"read ms", "decode ms", "total ms");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %-8s %12llu %12.0f %10.2f %10.2f %10.2f\n", rows[i].codec->name,
+			(unsigned long long)rows[i].image_bytes, rows[i].decode_mbps, rows[i].read_ms,
+			rows[i].decode_ms, rows[i].total_ms);
+	fprintf(out,
+		"bzpack: %s: --codec auto chose %s, %s: %.2f ms to kernel (%.2f ms reading %llu bytes at "
+		"%.10g MB/s + %.2f ms decoding at %.0f MB/s x CPU scale %.10g)",
+		input, rows[0].codec->name, reason(rows, n), rows[0].total_ms, rows[0].read_ms,
+		(unsigned long long)rows[0].image_bytes, s->storage_mbps, rows[0].decode_ms,
+		rows[0].decode_mbps, s->cpu_scale);
+	if (n > 1)
+		fprintf(out, "; next best %s, %.2f ms", rows[1].codec->name, rows[1].total_ms);
+	fputc('\n', out);
+}
+
+int codec_auto(const char *input, const struct kernel *k, const struct auto_settings *s,
+	       const struct codec **chosen, struct buffer *payload, struct error *err)
+{
+	struct candidate *rows = calloc(codec_count, sizeof(*rows));
+	struct buffer best = { 0, 0 };
+	size_t n = 0, total = 0, lead = 0;
+
+	if (!rows)
+		return fail_with(err, "out of memory");
+	for (size_t i = 0; i < codec_count; i++)
+		total += codec_auto_candidate(&codecs[i]);
+	fprintf(stderr, "bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
+		input, total, s->storage_mbps, s->cpu_scale);
+	for (size_t i = 0; i < codec_count; i++) {
+		const struct codec *c = &codecs[i];
+		struct buffer p = { 0, 0 };
+		struct error why;
+
+		if (!codec_auto_candidate(c))
+			continue;
+		if (s->progress)
+			fprintf(stderr, "bzpack: %s: --codec auto: %s (%zu of %zu)...\n", input, c->name,
+				n + 1, total);
+		if (measure(k, c, s, &rows[n], &p, &why) < 0) {
+			free(p.data);
+			free(best.data);
+			free(rows);
+			return fail_with(err, "--codec auto: %s: %s", c->name, why.msg);
+		}
+		/* Keep only the best payload so far: eight of a 60 MB kernel's add up.
+		 * by_estimate also orders the report, whose first row is this one. */
+		if (!best.data || by_estimate(&rows[n], &rows[lead]) < 0) {
+			lead = n;
+			free(best.data);
+			best = p;
+		} else {
+			free(p.data);
+		}
+		n++;
+	}
+	if (!n) {
+		free(rows);
+		return fail_with(err, "--codec auto: no candidate codec is built in");
+	}
+	report(stderr, input, s, rows, n);
+	*chosen = rows[0].codec;
+	*payload = best;
+	free(rows);
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* codec_auto.h - `bzpack --codec auto`: pack the kernel with every
+ * candidate codec and keep the one with the least estimated time to
+ * kernel (decode_speed.h: reading the image from storage, then our own
+ * decoder turning it back into the kernel). */
+#ifndef CODEC_AUTO_H
+#define CODEC_AUTO_H
+
+#include "codecs.h"
+#include "kernel.h"
+#include "util.h"
+
+struct auto_settings {
+	double storage_mbps;    /* --storage-mbps, else STORAGE_MBPS_DEFAULT */
+	double cpu_scale;       /* --cpu-scale: the target is this many times slower */
+	int progress;           /* a line per candidate on stderr (slow inputs) */
+};
+
+/* Whether auto considers c at all.  Every codec of the table is a
+ * candidate except none: see codec_auto.c. */
+int codec_auto_candidate(const struct codec *c);
+
+/* Compress k's memory with every candidate at its default level, time our
+ * decoder on each payload, print the candidates and the choice (with the
+ * figures that decided it) on stderr, each line naming input.  Returns 0
+ * with *chosen and *payload (the caller frees payload->data), or -1 with
+ * err set. */
+int codec_auto(const char *input, const struct kernel *k, const struct auto_settings *s,
+	       const struct codec **chosen, struct buffer *payload, struct error *err);
+
+#endif
