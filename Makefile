@@ -2,6 +2,7 @@
 #   make          build the packer, the stubs and the test kernels
 #   make run      build, pack the default image and boot it under QEMU
 #   make test     install what is missing, build, run every test
+#   make install  bzpack and its man page under PREFIX (/usr/local), DESTDIR
 # Stub flags may be extended with EXTRA_STUB_CFLAGS (the bench gate uses
 # EXTRA_STUB_CFLAGS=-fno-builtin to show what losing inlined memcpy costs).
 
@@ -99,10 +100,26 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@bash ci/test.sh
 
+# make install PREFIX=/usr/local DESTDIR=: the packer (its stubs are data
+# inside it, so it runs from anywhere) and its man page.  uninstall removes
+# exactly those two files and leaves the directories, which others share.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR := $(DESTDIR)$(PREFIX)/share/man/man1
+
+install: $(B)/bzpack docs/bzpack.1
+	install -d $(BINDIR) $(MAN1DIR)
+	install -m 755 $(B)/bzpack $(BINDIR)/bzpack
+	install -m 644 docs/bzpack.1 $(MAN1DIR)/bzpack.1
+
+uninstall:
+	rm -f $(BINDIR)/bzpack $(MAN1DIR)/bzpack.1
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test clean bench bench-check bench-baseline readme readme-debian FORCE
+.PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
