@@ -402,6 +402,10 @@ add "level not a number" 2 "-l fast $M64" - "bad level 'fast'"
 add "no input" 2 "" usage "usage: bzpack"
 add "two inputs" 2 "$M64 $M32" usage "usage: bzpack"
 add "unknown option" 2 "--frobnicate $M64" usage "unknown option"
+add "-c auto with a level" 2 "-c auto -l 3 $M64" - "--codec auto takes no --level"
+add "--storage-mbps without -c auto" 2 "--storage-mbps 100 $M64" - "go with --codec auto"
+add "--storage-mbps 0" 2 "-c auto --storage-mbps 0 $M64" - "--storage-mbps takes a positive number, not '0'"
+add "--cpu-scale not a number" 2 "-c auto --cpu-scale -1 $M64" - "--cpu-scale takes a positive number, not '-1'"
 # A level out of range is found by the compressor: bad input, exit 1.
 bad "lz4 level 99" "$M64" "lz4 level must be 1..12" "-l 99"
 

@@ -92,6 +92,23 @@ auto_check fast lz4 "the fastest decoder" --storage-mbps 1000000
 auto_check slow 'xz|zstd' "the smallest image" --storage-mbps 0.01
 auto_check cpu 'xz|zstd' "the smallest image" --cpu-scale 0.000001
 
+# The same under ASan + UBSan (leaks included): every candidate's buffers
+# freed, none read out of bounds; the same image.
+name="--codec auto under ASan and UBSan"
+if [ ! -x "$B/asan/bzpack" ]; then
+	fail "$name" "$B/asan/bzpack not built (make all builds it)"
+else
+	ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=exitcode=99:halt_on_error=1 \
+		"$B/asan/bzpack" -c auto --storage-mbps 1000000 -o "$T/auto-asan.img" "$AUTO_KERNEL" \
+		2>"$T/auto-asan.err"
+	status=$?
+	if [ $status -ne 0 ] || grep -Eq 'Sanitizer|runtime error:' "$T/auto-asan.err"; then
+		fail "$name" "exit status $status: $(grep -Em2 'ERROR|SUMMARY|runtime error|bzpack:' "$T/auto-asan.err" | tr '\n' ' ')"
+	else
+		check "$name" cmp -s "$T/auto-asan.img" "$T/auto-fast.img"
+	fi
+fi
+
 # The image auto wrote boots (its stub reports the codec it chose).
 name="--codec auto image boots"
 if ! command -v qemu-system-x86_64 >/dev/null; then
