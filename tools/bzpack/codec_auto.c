@@ -32,7 +32,7 @@ struct candidate {
 	double read_ms, decode_ms, total_ms;
 };
 
-int codec_auto_candidate(const struct codec *c)
+static int codec_auto_candidate(const struct codec *c)
 {
 	return c->id != BZPACK_CODEC_none;
 }

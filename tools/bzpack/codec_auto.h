@@ -15,15 +15,12 @@ struct auto_settings {
 	int progress;           /* a line per candidate on stderr (slow inputs) */
 };
 
-/* Whether auto considers c at all.  Every codec of the table is a
- * candidate except none: see codec_auto.c. */
-int codec_auto_candidate(const struct codec *c);
-
-/* Compress k's memory with every candidate at its default level, time our
- * decoder on each payload, print the candidates and the choice (with the
- * figures that decided it) on stderr, each line naming input.  Returns 0
- * with *chosen and *payload (the caller frees payload->data), or -1 with
- * err set. */
+/* Compress k's memory with every candidate (each codec of the table but
+ * none: see codec_auto.c) at its default level, time our decoder on each
+ * payload, and print on stderr a table of the candidates, best first, and
+ * a line "bzpack: INPUT: --codec auto chose CODEC, WHY: ..." with the
+ * figures that decided it.  Returns 0 with *chosen and *payload (the
+ * caller frees payload->data), or -1 with err set. */
 int codec_auto(const char *input, const struct kernel *k, const struct auto_settings *s,
 	       const struct codec **chosen, struct buffer *payload, struct error *err);
 
