@@ -21,9 +21,12 @@
  *     of at most 18 whose offset is at least 16, costs two fixed copies
  *     and no loop: 16 bytes of literals, then 16 + 2 bytes of match.
  *   - The position of the next token, ip + 3 + literals, is the chain
- *     that one sequence waits on in the next: nothing else is put on it.
- *   - Long runs copy 32 bytes a step; matches with an offset below 16,
- *     mostly runs of zeros in kernels, repeat a pattern held in
+ *     that one sequence waits on in the next: one lea, nothing else.
+ *   - Past the first 64 KiB of output no offset can reach before dst, so
+ *     the fast loop runs twice (fast_loop()): with the offset range check,
+ *     then without it, rejecting only offset 0 off the common path.
+ *   - Long runs copy 32 bytes a step; matches with an offset of 1, 2 or
+ *     4, mostly runs of zeros in kernels, repeat a pattern held in
  *     registers instead of reading back what they just wrote.
  *   Copies are plain fixed-size memcpy()s: the compiler turns each into
  *   the widest moves the target allows (SSE2 in the host build and the
@@ -46,8 +49,8 @@
  *   - The low nibble of the final token has no match to describe and is
  *     ignored, as the spec gives it no meaning there.
  *   - src and dst must not overlap (no in-place decoding).
- *   - Reads the 2-byte offset byte by byte, so it is endian-neutral;
- *     unaligned access happens only through memcpy.
+ *   - Unaligned access happens only through memcpy; the offset is
+ *     byte-swapped on big-endian targets (read_offset()).
  */
 #include <stddef.h>
 #include <stdint.h>
