@@ -19,7 +19,8 @@
  * here is written from the format description):
  *   - The common sequence, a literal run of at most 14 bytes and a match
  *     of at most 18 whose offset is at least 16, costs two fixed copies
- *     and no loop: 16 bytes of literals, then 16 + 2 bytes of match.
+ *     and no loop: 16 bytes of literals, then 16 + 2 bytes of match
+ *     (offsets 8..15: three 8-byte pieces, still no loop).
  *   - The position of the next token, ip + 3 + literals, is the chain
  *     that one sequence waits on in the next: one lea, nothing else.
  *   - Past the first 64 KiB of output no offset can reach before dst, so
@@ -121,6 +122,8 @@ _Static_assert(FAST_IN_MARGIN >= 1 + SHORT_LIT_MAX + OFFSET_BYTES,
 _Static_assert(FAST_OUT_MARGIN >= PIECE, "fast loop must be able to write one literal piece");
 _Static_assert(SHORT_MATCH_MAX <= WILD_STEP && MATCH_WILD >= WILD_STEP,
 	       "a short match's wild copy (one step) must fit in MATCH_WILD");
+_Static_assert(SHORT_MATCH_MAX <= 3 * 8 && 3 * 8 <= MATCH_WILD,
+	       "three 8-byte pieces must cover a short match and fit in MATCH_WILD");
 _Static_assert(LONG_LIT_IN_SLACK >= WILD_STEP - 1 && LONG_LIT_IN_SLACK >= OFFSET_BYTES,
 	       "long literal input slack must cover the over-read and the offset");
 _Static_assert(LONG_LIT_OUT_SLACK >= WILD_STEP - 1 && LONG_LIT_OUT_SLACK >= MATCH_WILD,
@@ -386,6 +389,16 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 				 * what it wrote. */
 				memcpy(op, m, PIECE);
 				memcpy(op + PIECE, m + PIECE, SHORT_MATCH_MAX - PIECE);
+				op += ml;
+				continue;
+			}
+			if (off >= 8) {
+				/* 8 <= off < 16: three 8-byte pieces, none
+				 * overlapping its own source (24 bytes <=
+				 * MATCH_WILD). */
+				memcpy(op, m, 8);
+				memcpy(op + 8, m + 8, 8);
+				memcpy(op + 16, m + 16, 8);
 				op += ml;
 				continue;
 			}
