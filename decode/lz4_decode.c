@@ -9,11 +9,29 @@
  * Structure
  *   A fast loop decodes whole sequences while at least FAST_IN_MARGIN
  *   input bytes and FAST_OUT_MARGIN output bytes remain.  Inside it,
- *   literals and matches move in fixed-size 8/16-byte "wild" copies that
+ *   literals and matches move in fixed-size 16-byte "wild" copies that
  *   may run a little past the end of the run (never past the buffers);
  *   the excess is overwritten by the following sequence.  Near the ends
  *   of the buffers a safe loop decodes the rest with exact copies.  Both
  *   loops accept exactly the same blocks and report the same statuses.
+ *
+ * Speed (the techniques are the ones liblz4's decoder made known; the code
+ * here is written from the format description):
+ *   - The common sequence, a literal run of at most 14 bytes and a match
+ *     of at most 18 whose offset is at least 16, costs two fixed copies
+ *     and no loop: 16 bytes of literals, then 16 + 2 bytes of match
+ *     (offsets 8..15: three 8-byte pieces, still no loop).
+ *   - The position of the next token, ip + 3 + literals, is the chain
+ *     that one sequence waits on in the next: one lea, nothing else.
+ *   - Past the first 64 KiB of output no offset can reach before dst, so
+ *     the fast loop runs twice (fast_loop()): with the offset range check,
+ *     then without it, rejecting only offset 0 off the common path.
+ *   - Long runs copy 32 bytes a step; matches with an offset of 1, 2 or
+ *     4, mostly runs of zeros in kernels, repeat a pattern held in
+ *     registers instead of reading back what they just wrote.
+ *   Copies are plain fixed-size memcpy()s: the compiler turns each into
+ *   the widest moves the target allows (SSE2 in the host build and the
+ *   32-bit stub, general registers in the 64-bit stub).
  *
  * Choices
  *   - "End of block conditions" 2 and 3 (last 5 bytes are literals, last
@@ -32,8 +50,8 @@
  *   - The low nibble of the final token has no match to describe and is
  *     ignored, as the spec gives it no meaning there.
  *   - src and dst must not overlap (no in-place decoding).
- *   - Reads the 2-byte offset byte by byte, so it is endian-neutral;
- *     unaligned access happens only through memcpy.
+ *   - Unaligned access happens only through memcpy; the offset is
+ *     byte-swapped on big-endian targets (read_offset()).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +71,7 @@
 #define LEN_BYTE_MORE   255u
 /* The match offset: 2 bytes, little endian, 1..65535 (0 is invalid). */
 #define OFFSET_BYTES    2
+#define MAX_OFFSET      65535u
 /* "minmatch": a match-length nibble of 0 means 4 bytes. */
 #define MINMATCH        4u
 
@@ -65,42 +84,51 @@
 #define MFLIMIT         12
 
 /* ---- Wild-copy geometry -------------------------------------------------
- * LIT_CHUNK: literal runs are copied in 16-byte pieces, so a run of n
- * bytes reads and writes up to LIT_CHUNK - 1 bytes past its end.
- * SHORT_MATCH_WILD: a match whose length fits in the nibble (4..18 bytes)
- * is copied branch-free and writes at most 24 bytes from its start.
- * LONG_MATCH_SLACK: a longer match copied in 8- or 16-byte pieces writes
- * at most LONG_MATCH_SLACK - 1 bytes past its end. */
-#define LIT_CHUNK        16
-#define SHORT_LIT_MAX    (LEN_EXTENDED - 1)      /* 14 */
-#define SHORT_MATCH_WILD 24
-#define LONG_MATCH_SLACK 16
+ * PIECE: the unit of every wild copy, 16 bytes.
+ * SHORT_LIT_MAX: a literal run whose length fits in the nibble; it is
+ * copied as one PIECE.
+ * SHORT_MATCH_MAX: the longest match whose length fits in the nibble.
+ * WILD_STEP: long runs (literals, and matches with an offset of at least
+ * PIECE) are copied two PIECEs a step, so they read and write up to
+ * WILD_STEP - 1 bytes past their end.  Every match copy of the fast loop,
+ * short or long, writes at most WILD_STEP - 1 bytes past the end of the
+ * match and, for a short one, at most MATCH_WILD bytes from its start. */
+#define PIECE            16
+#define SHORT_LIT_MAX    (LEN_EXTENDED - 1)                  /* 14 */
+#define SHORT_MATCH_MAX  (LEN_EXTENDED - 1 + MINMATCH)       /* 18 */
+#define WILD_STEP        (2 * PIECE)
+#define MATCH_WILD       WILD_STEP
 
 /* The fast loop runs a sequence only when, at its token, this much input
- * remains: the token plus one LIT_CHUNK of literals.  A short literal run
- * (<= 14 bytes) plus its 2 offset bytes ends within that chunk, so neither
+ * remains: the token plus one PIECE of literals.  A short literal run
+ * (<= 14 bytes) plus its 2 offset bytes ends within that piece, so neither
  * the wild literal copy nor the offset read can leave src. */
-#define FAST_IN_MARGIN   (1 + LIT_CHUNK)
+#define FAST_IN_MARGIN   (1 + PIECE)
 /* ... and this much output: a short literal run (<= 14) copied as one
- * 16-byte chunk, followed by a short match that may write 24 bytes. */
-#define FAST_OUT_MARGIN  (SHORT_LIT_MAX + SHORT_MATCH_WILD)
+ * PIECE, followed by a short match that may write MATCH_WILD bytes. */
+#define FAST_OUT_MARGIN  (SHORT_LIT_MAX + MATCH_WILD)
 /* A long literal run (nibble 15) is copied in the fast loop only if after
- * it LIT_CHUNK bytes of input remain (covers the chunk over-read and the
- * 2 offset bytes) and SHORT_MATCH_WILD bytes of output remain (covers the
- * chunk over-write and the short-match copy that may follow). */
-#define LONG_LIT_IN_SLACK  LIT_CHUNK
-#define LONG_LIT_OUT_SLACK SHORT_MATCH_WILD
+ * it WILD_STEP bytes of input remain (covers the wild over-read and the 2
+ * offset bytes) and MATCH_WILD bytes of output remain (covers the wild
+ * over-write and the short match that may follow). */
+#define LONG_LIT_IN_SLACK  WILD_STEP
+#define LONG_LIT_OUT_SLACK MATCH_WILD
+/* A long match is copied wild only if MATCH_WILD bytes of output remain
+ * after it. */
+#define LONG_MATCH_SLACK   MATCH_WILD
 
 _Static_assert(FAST_IN_MARGIN >= 1 + SHORT_LIT_MAX + OFFSET_BYTES,
 	       "fast loop must be able to read a short literal run and its offset");
-_Static_assert(FAST_OUT_MARGIN >= LIT_CHUNK,
-	       "fast loop must be able to write one literal chunk");
-_Static_assert(SHORT_MATCH_WILD >= LEN_EXTENDED - 1 + MINMATCH,
-	       "short-match copy must cover the longest short match (18)");
-_Static_assert(LONG_LIT_OUT_SLACK >= LIT_CHUNK - 1 && LONG_LIT_OUT_SLACK >= SHORT_MATCH_WILD,
-	       "long literal slack must cover its over-write and a short match");
-_Static_assert(SHORT_MATCH_WILD >= LONG_MATCH_SLACK,
-	       "after a literal run the long-match slack must be available");
+_Static_assert(FAST_OUT_MARGIN >= PIECE, "fast loop must be able to write one literal piece");
+_Static_assert(SHORT_MATCH_MAX <= WILD_STEP && MATCH_WILD >= WILD_STEP,
+	       "a short match's wild copy (one step) must fit in MATCH_WILD");
+_Static_assert(SHORT_MATCH_MAX <= 3 * 8 && 3 * 8 <= MATCH_WILD,
+	       "three 8-byte pieces must cover a short match and fit in MATCH_WILD");
+_Static_assert(LONG_LIT_IN_SLACK >= WILD_STEP - 1 && LONG_LIT_IN_SLACK >= OFFSET_BYTES,
+	       "long literal input slack must cover the over-read and the offset");
+_Static_assert(LONG_LIT_OUT_SLACK >= WILD_STEP - 1 && LONG_LIT_OUT_SLACK >= MATCH_WILD,
+	       "long literal output slack must cover its over-write and a short match");
+_Static_assert(LONG_MATCH_SLACK >= WILD_STEP - 1, "long match slack must cover its over-write");
 _Static_assert(LAST_LITERALS < MFLIMIT, "format constants");
 
 /* Lengths are clamped here while their extension bytes are summed.  No
@@ -136,12 +164,41 @@ static inline enum decode_status read_ext_len(const uint8_t **pip, const uint8_t
 	return DECODE_OK;
 }
 
+/* The 2-byte little-endian match offset at p.  One 16-bit load (GCC does
+ * not merge two byte loads at negative offsets from a pointer, which is
+ * how the fast loop addresses it); the byte swap folds away on
+ * little-endian targets. */
+static inline size_t read_offset(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, OFFSET_BYTES);
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		v = (uint16_t)(v << 8 | v >> 8);
+	return v;
+}
+
 /* A match offset must be 1..(bytes produced so far); offset 0 is invalid
  * ("Compressed block format").  As unsigned, off - 1 wraps to SIZE_MAX for
  * off == 0, so one compare rejects both cases. */
 static inline int bad_offset(size_t off, size_t produced)
 {
 	return off - 1 >= produced;
+}
+
+/* Copies [s, s + (end - d)) to d in WILD_STEP steps: writes and reads up to
+ * WILD_STEP - 1 bytes past the end.  Also a match copy when s = d - off
+ * with off >= PIECE: each piece's source then ends at or before the piece
+ * itself begins, so it reads bytes already final, including what earlier
+ * pieces wrote, which is the overlap the format means. */
+static inline void copy_wild(uint8_t *d, const uint8_t *s, const uint8_t *end)
+{
+	do {
+		memcpy(d, s, PIECE);
+		memcpy(d + PIECE, s + PIECE, PIECE);
+		d += WILD_STEP;
+		s += WILD_STEP;
+	} while (d < end);
 }
 
 /* For offsets 1, 2 and 4 (which divide 8): the 8-byte word that repeats
@@ -173,59 +230,23 @@ static inline const uint8_t *spread_small_offset(uint8_t *op, size_t off)
 {
 	const uint8_t *m = op - off;
 
-	op[0] = m[0];
-	op[1] = m[1];
-	op[2] = m[2];
-	op[3] = m[3];
-	op[4] = m[4];
-	op[5] = m[5];
-	op[6] = m[6];
-	op[7] = m[7];
+	for (int i = 0; i < 8; i++)
+		op[i] = m[i];
 	return op + 8 - (off == 3 ? 9 : 2 * off);
 }
 
-/* Copies a match of length <= 18 (nibble < 15) with offset off.  Writes
- * at most SHORT_MATCH_WILD (24) bytes from op; the caller guarantees that
- * much room. */
-static inline void copy_match_short(uint8_t *op, size_t off)
+/* Copies a match with an offset of 1..PIECE - 1 to [op, end), end > op.
+ * Writes at most WILD_STEP - 1 bytes past end, and at most WILD_STEP from
+ * op when end - op <= WILD_STEP (a short match).
+ *   - 8..15: 8-byte pieces, none of which overlaps its own source.
+ *   - 1, 2, 4: the pattern repeats every 8 bytes, so it is stored from
+ *     registers, WILD_STEP bytes a step (runs of zeros in kernels).
+ *   - 3, 5, 6, 7: see spread_small_offset(). */
+static void copy_match_near(uint8_t *op, size_t off, const uint8_t *end)
 {
 	const uint8_t *m = op - off;
 
 	if (off >= 8) {
-		/* 8 <= off: no piece overlaps its own source; a later
-		 * piece may read what an earlier one wrote (off < 18),
-		 * which is the overlap the format means. */
-		memcpy(op, m, 8);
-		memcpy(op + 8, m + 8, 8);
-		memcpy(op + 16, m + 16, 2);
-	} else if ((off & (off - 1)) == 0) {
-		const uint64_t pat = pattern8(m, off);
-
-		memcpy(op, &pat, 8);
-		memcpy(op + 8, &pat, 8);
-		memcpy(op + 16, &pat, 8);
-	} else {
-		m = spread_small_offset(op, off);
-		memcpy(op + 8, m, 8);
-		memcpy(op + 16, m + 8, 8);
-	}
-}
-
-/* Copies a match of len bytes with offset off in whole 8- or 16-byte
- * pieces.  Writes at most LONG_MATCH_SLACK - 1 bytes past op + len; the
- * caller guarantees that much room. */
-static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
-{
-	uint8_t *const end = op + len;
-	const uint8_t *m = op - off;
-
-	if (off >= 16) {
-		do {
-			memcpy(op, m, 16);
-			op += 16;
-			m += 16;
-		} while (op < end);
-	} else if (off >= 8) {
 		do {
 			memcpy(op, m, 8);
 			op += 8;
@@ -236,23 +257,22 @@ static inline void copy_match_wild(uint8_t *op, size_t off, size_t len)
 
 		do {
 			memcpy(op, &pat, 8);
-			op += 8;
+			memcpy(op + 8, &pat, 8);
+			memcpy(op + 16, &pat, 8);
+			memcpy(op + 24, &pat, 8);
+			op += WILD_STEP;
 		} while (op < end);
 	} else {
 		m = spread_small_offset(op, off);
-		op += 8;
-		while (op < end) {
+		for (op += 8; op < end; op += 8, m += 8)
 			memcpy(op, m, 8);
-			op += 8;
-			m += 8;
-		}
 	}
 }
 
-/* Copies a match of len bytes with offset off, writing exactly
- * [op, op + len): every 8-byte piece is taken only while at least 8 bytes
- * remain, the rest goes byte by byte.  Used by the safe loop and for long
- * matches that end too close to oend for copy_match_wild. */
+/* Copies a match of len >= MINMATCH bytes with offset off, writing
+ * exactly [op, op + len): every 8-byte piece is taken only while at least
+ * 8 bytes remain, the rest goes byte by byte.  Used by the safe loop and
+ * for long matches that end too close to oend for a wild copy. */
 static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 {
 	uint8_t *const end = op + len;
@@ -285,6 +305,142 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 		*op++ = *m++;
 }
 
+/* Where decoding stands between the loops. */
+struct cursor {
+	const uint8_t *ip;
+	uint8_t *op;
+};
+
+/* The fast loop: decodes whole sequences while the one at c->ip has
+ * FAST_IN_MARGIN input bytes and c->op <= olimit (olimit leaves
+ * FAST_OUT_MARGIN output bytes), or until a long literal run ends too
+ * close to a buffer's end for its wild copy, and leaves c at the next
+ * sequence for the safe loop.  Returns DECODE_OK, or the error the safe
+ * loop would have found in the same sequence.
+ *
+ * window_full: every sequence starts at least MAX_OFFSET bytes into the
+ * output (the caller guarantees it), so no offset can reach before dst
+ * and only offset 0 needs rejecting.  The caller runs this loop twice,
+ * checked for the first 64 KiB of output, then window_full for the rest,
+ * and always_inline makes each its own loop without the range check. */
+static inline __attribute__((always_inline)) enum decode_status
+fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *ostart,
+	  uint8_t *olimit, int window_full)
+{
+	const uint8_t *ip = c->ip;
+	uint8_t *op = c->op;
+	const uint8_t *const ilimit = iend - FAST_IN_MARGIN;
+	enum decode_status st = DECODE_OK;
+
+	/* Guards every unchecked access of one sequence: >= 17 input bytes
+	 * from the token, >= 46 output bytes from op. */
+	while (ip <= ilimit && op <= olimit) {
+		const size_t token = *ip;
+		size_t lit = token >> TOKEN_LIT_SHIFT, ml, off;
+		const uint8_t *m;
+
+		if (lit != LEN_EXTENDED) {
+			/* Short run: the loop margins cover this piece.  The
+			 * next token's position, ip + 3 + lit, is what the
+			 * next sequence waits for: kept to one add. */
+			memcpy(op, ip + 1, PIECE);
+			ip += 1 + lit + OFFSET_BYTES;
+			op += lit;
+		} else {
+			const uint8_t *const seq = ip++;
+
+			st = read_ext_len(&ip, iend, &lit);
+			if (st != DECODE_OK)
+				break;
+			/* Guards the wild literal over-read and the offset
+			 * read (input) and the wild over-write plus the match
+			 * copy that follows (output).  Otherwise let the safe
+			 * loop redo this sequence exactly (near the end of a
+			 * buffer, or a corrupt length). */
+			if (lit + LONG_LIT_IN_SLACK > (size_t)(iend - ip) ||
+			    lit + LONG_LIT_OUT_SLACK > (size_t)(oend - op)) {
+				ip = seq;
+				break;
+			}
+			copy_wild(op, ip, op + lit);
+			ip += lit + OFFSET_BYTES;
+			op += lit;
+		}
+
+		/* Both literal paths left the 2 offset bytes inside src.
+		 * The block cannot end here. */
+		off = read_offset(ip - OFFSET_BYTES);
+		ml = token & TOKEN_ML_MASK;
+		/* Guards the match source: offset 0, or a match reaching
+		 * before dst (window_full: cannot happen). */
+		if (!window_full && bad_offset(off, (size_t)(op - ostart))) {
+			st = DECODE_BAD_OFFSET;
+			break;
+		}
+		m = op - off;
+
+		if (ml != LEN_EXTENDED) {
+			ml += MINMATCH;
+			if (off >= PIECE) {
+				/* The common sequence: both literal paths
+				 * left >= MATCH_WILD output bytes.  off >= 16:
+				 * the first piece does not overlap its
+				 * source, and the last 2 bytes read at most
+				 * what it wrote. */
+				memcpy(op, m, PIECE);
+				memcpy(op + PIECE, m + PIECE, SHORT_MATCH_MAX - PIECE);
+				op += ml;
+				continue;
+			}
+			if (off >= 8) {
+				/* 8 <= off < 16: three 8-byte pieces, none
+				 * overlapping its own source (24 bytes <=
+				 * MATCH_WILD). */
+				memcpy(op, m, 8);
+				memcpy(op + 8, m + 8, 8);
+				memcpy(op + 16, m + 16, 8);
+				op += ml;
+				continue;
+			}
+			/* Guards the match source (window_full; checked
+			 * above otherwise): offset 0. */
+			if (off == 0) {
+				st = DECODE_BAD_OFFSET;
+				break;
+			}
+			copy_match_near(op, off, op + ml);
+			op += ml;
+			continue;
+		}
+		/* Guards the match source, as above. */
+		if (off == 0) {
+			st = DECODE_BAD_OFFSET;
+			break;
+		}
+		st = read_ext_len(&ip, iend, &ml);
+		if (st != DECODE_OK)
+			break;
+		ml += MINMATCH;
+		/* Guards the match end against dst's end. */
+		if (ml > (size_t)(oend - op)) {
+			st = DECODE_OUTPUT_OVERRUN;
+			break;
+		}
+		/* Guards the wild over-write (oend - op >= MATCH_WILD here:
+		 * no wrap). */
+		if (ml > (size_t)(oend - op) - LONG_MATCH_SLACK)
+			copy_match_exact(op, off, ml);
+		else if (off >= PIECE)
+			copy_wild(op, m, op + ml);
+		else
+			copy_match_near(op, off, op + ml);
+		op += ml;
+	}
+	c->ip = ip;
+	c->op = op;
+	return st;
+}
+
 enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 			      uint8_t *dst, size_t dst_len, void *workspace)
 {
@@ -292,8 +448,7 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 	const uint8_t *ip, *iend;
 	uint8_t *op, *ostart, *oend;
 	enum decode_status st;
-	size_t lit, ml, off;
-	unsigned token;
+	size_t lit, ml, off, token;
 
 	(void)workspace;        /* LZ4 needs none: its window is the output */
 
@@ -309,82 +464,22 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 	op = ostart = dst;
 	oend = dst + dst_len;
 
-	/* ---- Fast loop ---- */
+	/* ---- Fast loop: the first MAX_OFFSET bytes, then the rest ---- */
 	if (src_len >= FAST_IN_MARGIN && dst_len >= FAST_OUT_MARGIN) {
-		const uint8_t *const ilimit = iend - FAST_IN_MARGIN;
+		struct cursor c = { ip, op };
 		uint8_t *const olimit = oend - FAST_OUT_MARGIN;
+		/* The checked loop runs while op <= owindow, so it stops with
+		 * op >= ostart + MAX_OFFSET (or at olimit, or earlier). */
+		uint8_t *const owindow = dst_len - FAST_OUT_MARGIN < MAX_OFFSET - 1 ?
+					 olimit : ostart + MAX_OFFSET - 1;
 
-		/* Guards every unchecked access of one sequence: >= 17 input
-		 * bytes from the token, >= 38 output bytes from op. */
-		while (ip <= ilimit && op <= olimit) {
-			const uint8_t *const seq = ip;
-
-			token = *ip++;
-			lit = token >> TOKEN_LIT_SHIFT;
-			if (lit != LEN_EXTENDED) {
-				/* Short run: the loop margins cover this chunk. */
-				memcpy(op, ip, LIT_CHUNK);
-			} else {
-				st = read_ext_len(&ip, iend, &lit);
-				if (st != DECODE_OK)
-					return st;
-				/* Guards the chunked literal over-read and the
-				 * offset read (input) and the chunk over-write
-				 * plus the match copy that follows (output).
-				 * Otherwise let the safe loop redo this
-				 * sequence exactly (near the end of a buffer,
-				 * or a corrupt length). */
-				if (lit + LONG_LIT_IN_SLACK > (size_t)(iend - ip) ||
-				    lit + LONG_LIT_OUT_SLACK > (size_t)(oend - op)) {
-					ip = seq;
-					break;
-				}
-				{
-					uint8_t *d = op;
-					const uint8_t *s = ip;
-					uint8_t *const e = op + lit;
-
-					do {
-						memcpy(d, s, LIT_CHUNK);
-						d += LIT_CHUNK;
-						s += LIT_CHUNK;
-					} while (d < e);
-				}
-			}
-			ip += lit;
-			op += lit;
-
-			/* Both literal paths left >= 2 input bytes: the
-			 * offset.  The block cannot end here. */
-			off = (size_t)ip[0] | (size_t)ip[1] << 8;
-			ip += OFFSET_BYTES;
-			/* Guards the match source: offset 0, or a match
-			 * reaching before dst. */
-			if (bad_offset(off, (size_t)(op - ostart)))
-				return DECODE_BAD_OFFSET;
-
-			ml = token & TOKEN_ML_MASK;
-			if (ml != LEN_EXTENDED) {
-				/* Both literal paths left >= 24 output bytes. */
-				copy_match_short(op, off);
-				op += ml + MINMATCH;
-			} else {
-				st = read_ext_len(&ip, iend, &ml);
-				if (st != DECODE_OK)
-					return st;
-				ml += MINMATCH;
-				/* Guards the match end against dst's end. */
-				if (ml > (size_t)(oend - op))
-					return DECODE_OUTPUT_OVERRUN;
-				/* Guards the wild over-write (oend - op >= 24
-				 * here, so the subtraction cannot wrap). */
-				if (ml <= (size_t)(oend - op) - LONG_MATCH_SLACK)
-					copy_match_wild(op, off, ml);
-				else
-					copy_match_exact(op, off, ml);
-				op += ml;
-			}
-		}
+		st = fast_loop(&c, iend, oend, ostart, owindow, 0);
+		if (st == DECODE_OK && (size_t)(c.op - ostart) >= MAX_OFFSET)
+			st = fast_loop(&c, iend, oend, ostart, olimit, 1);
+		if (st != DECODE_OK)
+			return st;
+		ip = c.ip;
+		op = c.op;
 	}
 
 	/* ---- Safe loop: exact copies, every access checked ---- */
@@ -419,7 +514,7 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 		/* Guards the offset read: input ended inside the offset. */
 		if ((size_t)(iend - ip) < OFFSET_BYTES)
 			return DECODE_TRUNCATED;
-		off = (size_t)ip[0] | (size_t)ip[1] << 8;
+		off = read_offset(ip);
 		ip += OFFSET_BYTES;
 		/* Guards the match source: offset 0, or before dst. */
 		if (bad_offset(off, (size_t)(op - ostart)))

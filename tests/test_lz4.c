@@ -629,6 +629,73 @@ static void test_synthetic(void)
 	free(b.out);
 }
 
+/* The fast loop checks match offsets against the output produced only
+ * while fewer than 65535 bytes have been produced; after that no offset
+ * can reach before dst and only offset 0 is rejected.  These blocks put a
+ * match right around that point and deep after it: a long literal run of
+ * n bytes, then a sequence of k literals and a match with offset off and
+ * length ml (short and long, offsets below and above 16), then 64 final
+ * literals, enough input and output for the fast loop to decode the
+ * match.  off 0 and off > produced must be BAD_OFFSET, the rest must
+ * decode to what the builder computed. */
+static void test_window_edge(void)
+{
+	static const size_t ns[] = { 65500, 65520, 65530, 65531, 65532, 65533, 65534,
+				     65535, 65536, 65537, 65550, 70000 };
+	static const size_t ks[] = { 0, 1, 3 };
+	static const size_t mls[] = { 4, 18, 19, 100 };
+	struct builder b;
+	char what[160];
+	unsigned bad_checked = 0, ok_checked = 0;
+
+	b.blk = xmalloc(80000);
+	b.out = xmalloc(80000);
+	begin_case();
+	for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+	for (size_t mi = 0; mi < sizeof mls / sizeof mls[0]; mi++)
+	for (int oc = 0; oc < 6 && !case_failed; oc++) {
+		const size_t produced = ns[ni] + 4 + ks[ki];
+		/* offsets: 0, 5, 16, produced, produced + 1, 65535 */
+		const size_t offs[] = { 0, 5, 16, produced, produced + 1, 65535 };
+		const size_t off = offs[oc];
+		const int bad = off == 0 || off > produced || off > 65535;
+		size_t seq2;
+		int st;
+
+		if (off > 65535)
+			continue;       /* not encodable */
+		b.blen = b.olen = 0;
+		put_seq(&b, ns[ni], 1, 4, 0);
+		seq2 = b.blen;
+		if (bad) {
+			/* put_seq would compute the match from before the
+			 * output: write the sequence with a harmless offset,
+			 * then patch the offset bytes in. */
+			put_seq(&b, ks[ki], 1, mls[mi], 0);
+			b.blk[seq2 + 1 + ks[ki]] = (uint8_t)(off & 255);
+			b.blk[seq2 + 2 + ks[ki]] = (uint8_t)(off >> 8);
+		} else {
+			put_seq(&b, ks[ki], off, mls[mi], 0);
+		}
+		put_seq(&b, 64, 0, 0, 1);
+		snprintf(what, sizeof what, "n %zu k %zu off %zu ml %zu", ns[ni], ks[ki], off, mls[mi]);
+		if (bad) {
+			st = run_decode(b.blk, b.blen, b.olen, NULL);
+			if (st != DECODE_BAD_OFFSET)
+				failf("%s: status %s, want BAD_OFFSET", what, status_name(st));
+			bad_checked++;
+		} else {
+			check_synthetic(&b, what);
+			ok_checked++;
+		}
+	}
+	end_case("window-edge");
+	printf("note: window-edge: %u bad offsets, %u valid matches checked\n", bad_checked, ok_checked);
+	free(b.blk);
+	free(b.out);
+}
+
 /* ---- negative tests ------------------------------------------------------ */
 
 /* Every proper prefix of a valid block must fail, with TRUNCATED (cut
@@ -932,6 +999,7 @@ int main(int argc, char **argv)
 	test_inputs();
 	test_files(argc, argv);
 	test_synthetic();
+	test_window_edge();
 	test_truncation();
 	test_handmade();
 	test_length_wrap();
