@@ -80,6 +80,13 @@ static void usage(FILE *out)
 		codec_names(), STORAGE_MBPS_DEFAULT, RUNS_DEFAULT, TOLERANCE_DEFAULT, TIMEOUT_DEFAULT);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* A positive number for option name; -1 after saying why. */
 static double positive_number(const char *name, const char *s, int allow_zero)
 {
@@ -112,6 +119,12 @@ static int codec_list(struct bench_options *o, const char *list)
 		if (!c) {
 			fprintf(stderr, "bzpack: bench: unknown codec '%s' (%s)\n", name, codec_names());
 			return -1;
+		}
+		for (size_t i = 0; i < o->ncodecs; i++) {
+			if (o->codecs[i] == c) {
+				fprintf(stderr, "bzpack: bench: codec '%s' given twice\n", name);
+				return -1;
+			}
 		}
 		if (o->ncodecs == sizeof(o->codecs) / sizeof(o->codecs[0])) {
 			fprintf(stderr, "bzpack: bench: too many codecs in '%s'\n", list);
@@ -165,7 +178,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 				return -1;
 			break;
 		case 'r':
-			if ((v = positive_number("runs", optarg, 1)) < 0 || v != (unsigned)v || v > 1000) {
+			if ((v = positive_number("runs", optarg, 1)) < 0 || v > 1000 || v != (unsigned)v) {
 				if (v >= 0)
 					fprintf(stderr, "bzpack: bench: --runs takes a whole number up to 1000\n");
 				return -1;
@@ -200,6 +213,16 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 	if (optind >= argc) {
 		usage(stderr);
 		return -1;
+	}
+	/* Cells are keyed by the file's name: two alike would share keys. */
+	for (int i = optind; i < argc; i++) {
+		for (int j = optind; j < i; j++) {
+			if (strcmp(base_name(argv[i]), base_name(argv[j])) == 0) {
+				fprintf(stderr, "bzpack: bench: %s and %s have the same name; "
+						"cells are keyed by it\n", argv[j], argv[i]);
+				return -1;
+			}
+		}
 	}
 	return 0;
 }
@@ -275,13 +298,6 @@ static int image_entry(const struct buffer *image, uint64_t *entry, struct error
 		return -1;
 	*entry = info.code32_start;
 	return 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 struct bench_run {

@@ -71,9 +71,10 @@ static int read_byte(struct gdb_conn *g, double deadline, struct error *err)
 static int write_all(struct gdb_conn *g, const char *s, size_t len, struct error *err)
 {
 	while (len > 0) {
-		ssize_t n = write(g->fd, s, len);
+		/* send, not write: a QEMU that died must not SIGPIPE us. */
+		ssize_t n = send(g->fd, s, len, MSG_NOSIGNAL);
 		if (n <= 0)
-			return fail_with(err, "gdbstub: write: %s", strerror(errno));
+			return fail_with(err, "gdbstub: send: %s", strerror(errno));
 		s += n;
 		len -= (size_t)n;
 	}
