@@ -262,8 +262,9 @@ static void wall_runs(const struct boot_env *env, unsigned runs, const char *met
 	w->median_ms = runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
 }
 
-/* One boot timed through the gdbstub: an image and its two addresses. */
-struct gdb_target {
+/* What one timed boot runs: the image, its command line, and for the
+ * gdbstub its entry and the kernel's. */
+struct boot_target {
 	const char *image, *append;
 	int bits;
 	uint64_t entry, kernel;
@@ -271,14 +272,14 @@ struct gdb_target {
 
 static int gdb_once(const struct boot_env *env, const void *arg, double *ms, struct error *err)
 {
-	const struct gdb_target *t = arg;
+	const struct boot_target *t = arg;
 
 	return boot_gdbstub_ms(env, t->image, t->bits, t->append, t->entry, t->kernel, ms, err);
 }
 
 static int serial_once(const struct boot_env *env, const void *arg, double *ms, struct error *err)
 {
-	const struct gdb_target *t = arg;
+	const struct boot_target *t = arg;
 	int r = boot_serial_ms(env, t->image, t->bits, t->append, LINUX_FIRST, LINUX_THEN, LINUX_LATER,
 			       ms, err);
 
@@ -354,7 +355,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	if (!have_qemu)
 		goto done;
 
-	struct gdb_target t = { path, NULL, k->bits, 0, k->entry };
+	struct boot_target t = { path, NULL, k->bits, 0, k->entry };
 	snprintf(path, sizeof(path), "%s/%s.img", b->env.dir, c->name);
 	if (write_file_atomic(path, image.data, image.size, err) < 0 || image_entry(&image, &t.entry, err) < 0) {
 		r = -1;
@@ -407,14 +408,18 @@ static int bench_linux(struct bench_run *b, const char *path, const char *name,
 	l->out_bytes = k->blob.size;
 	snprintf(l->gdbstub.why, sizeof(l->gdbstub.why), "no QEMU");
 	snprintf(l->serial.why, sizeof(l->serial.why), "no QEMU");
-	if (!(k->bits == 32 ? b->qemu32 : b->qemu64))
+	if (!(k->bits == 32 ? b->qemu32 : b->qemu64) || b->o->runs == 0) {
+		if (b->o->runs == 0)
+			snprintf(l->gdbstub.why, sizeof(l->gdbstub.why), "--runs 0");
+		snprintf(l->serial.why, sizeof(l->serial.why), "%s", l->gdbstub.why);
 		return 0;
+	}
 
-	struct gdb_target t = { path, LINUX_APPEND, k->bits, info->code32_start, k->entry };
+	struct boot_target t = { path, LINUX_APPEND, k->bits, info->code32_start, k->entry };
 	fprintf(stderr, "bzpack bench: %s: Linux's own %s decompressor: %u boots (gdbstub)\n", name,
 		info->codec, b->o->runs);
 	wall_runs(&b->env, b->o->runs, "gdbstub", gdb_once, &t, &l->gdbstub);
-	if (!l->gdbstub.method && b->o->runs) {
+	if (!l->gdbstub.method) {
 		fprintf(stderr, "bzpack: %s: Linux's decompressor, gdbstub: %s\n", name, l->gdbstub.why);
 		b->failures++;
 	}
@@ -454,13 +459,14 @@ done:
 	return r;
 }
 
-/* Median, "[min-max]" (the spread of the runs), method. */
-static void print_wall(const struct bench_wall *w)
+/* Median, "[min-max]" (the spread of the runs), method; or why the
+ * method named `tried` measured nothing. */
+static void print_wall(const struct bench_wall *w, const char *tried)
 {
 	char spread[48];
 
 	if (!w->method) {
-		printf("%8s %-16s (%s)", "-", "", w->why);
+		printf("%8s %-16s %s: none (%s)", "-", "", tried, w->why);
 		return;
 	}
 	snprintf(spread, sizeof(spread), "[%.1f-%.1f]", w->min_ms, w->max_ms);
@@ -493,7 +499,7 @@ static void print_table(const struct bench_result *r)
 			printf("%9.1f ", bench_ttk_icount_ms(c, r->storage_mbps));
 		else
 			printf("%9s ", "-");
-		print_wall(&c->wall);
+		print_wall(&c->wall, "gdbstub");
 		printf("\n");
 	}
 	for (size_t i = 0; i < r->nlinux; i++) {
@@ -502,9 +508,9 @@ static void print_table(const struct bench_result *r)
 		       l->kernel, l->codec, (unsigned long long)l->image_bytes);
 		printf("%-8s %10llu %6.2f %12s %6s %9s %8s %9s ", "linux", (unsigned long long)l->image_bytes,
 		       (double)l->out_bytes / (double)l->image_bytes, "-", "-", "-", "-", "-");
-		print_wall(&l->gdbstub);
+		print_wall(&l->gdbstub, "gdbstub");
 		printf("\n%-8s %10s %6s %12s %6s %9s %8s %9s ", "linux", "", "", "", "", "", "", "");
-		print_wall(&l->serial);
+		print_wall(&l->serial, "serial-lines");
 		printf("\n");
 	}
 	printf("\nttk ms: reading the image at the storage speed, then decoding at this host's\n"
