@@ -76,7 +76,9 @@ static void usage(FILE *out)
 		"      --check=FILE         exit 1 if a cell is worse than the baseline FILE\n"
 		"      --tolerance=PCT      what --check lets pass (default %g%%)\n"
 		"      --qemu-timeout=SECS  give up on a boot after this long (default %.0f)\n"
-		"  -h, --help               this help\n",
+		"  -h, --help               this help\n"
+		"Exit status: 0 done (also without QEMU, unless --check), 1 a cell that would\n"
+		"not pack or boot, bad input, or a failed --check, 2 bad usage.\n",
 		codec_names(), STORAGE_MBPS_DEFAULT, RUNS_DEFAULT, TOLERANCE_DEFAULT, TIMEOUT_DEFAULT);
 }
 
