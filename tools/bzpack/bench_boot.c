@@ -96,7 +96,7 @@ int boot_icount(const struct boot_env *env, const char *image, int bits, const c
 	for (;;) {
 		if (!qemu_read_line(&q, line, sizeof(line), deadline, &when)) {
 			if (bench_now() >= deadline)
-				fail_with(err, "no report line within %.0f s", env->timeout);
+				fail_with(err, "no report line within %g s", env->timeout);
 			else
 				qemu_failed(env, "QEMU exited without a report line", err);
 			break;
@@ -171,7 +171,7 @@ int boot_serial_ms(const struct boot_env *env, const char *image, int bits, cons
 		}
 	}
 	if (status == 1 && bench_now() >= deadline) {
-		fail_with(err, "neither '%s' nor '%s' within %.0f s", then, absent_after, env->timeout);
+		fail_with(err, "neither '%s' nor '%s' within %g s", then, absent_after, env->timeout);
 		status = -1;
 	}
 	qemu_stop(&q);

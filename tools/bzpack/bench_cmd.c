@@ -368,6 +368,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	struct error why;
 	if (boot_icount(&b->env, path, k->bits, c->name, &rep, &why) < 0) {
 		snprintf(cell->error, sizeof(cell->error), "%s", why.msg);
+		snprintf(cell->wall.why, sizeof(cell->wall.why), "the icount boot failed");
 		fprintf(stderr, "bzpack: %s: %s: %s\n", name, c->name, why.msg);
 		b->failures++;
 		goto done;
