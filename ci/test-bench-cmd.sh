@@ -195,7 +195,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/base-small.json" "$tc_dir/edited.
 		# memcpy out of line) fails the check on lz4.  Shares
 		# $B/regress with test-bench.sh.
 		tc_nb=$B/regress
-		if ! make --no-print-directory B=$tc_nb EXTRA_STUB_CFLAGS=-fno-builtin "$tc_nb/bzpack" > "$tc_dir/nobuiltin-build.log" 2>&1; then
+		if ! make --no-print-directory B="$tc_nb" EXTRA_STUB_CFLAGS=-fno-builtin "$tc_nb/bzpack" > "$tc_dir/nobuiltin-build.log" 2>&1; then
 			fail "bench --check catches -fno-builtin" "build failed: $(tail -n 3 "$tc_dir/nobuiltin-build.log" | tr '\n' '|')"
 		else
 			python3 -c 'import json, sys
@@ -241,6 +241,43 @@ PY
 				pass "bench on Debian's vmlinuz: $tc_msg"
 		else
 			fail "bench on Debian's vmlinuz" "$tc_msg"
+		fi
+
+		# The serial-lines way, which Debian's kernel cannot show: a stand-in
+		# QEMU that prints Linux's two lines 0.3 s apart when booted with
+		# Linux's command line, a report line under -icount, and has no
+		# gdbstub (so those figures fail, named, and bench exits 1).
+		tc_fake=$tc_dir/fake-qemu
+		mkdir -p "$tc_fake"
+		cat > "$tc_fake/qemu-system-x86_64" <<'SH'
+#!/bin/bash
+case " $* " in
+*" -gdb "*) echo "fake qemu: no gdbstub" >&2; exit 1 ;;
+*" -icount "*) echo "bzpack: codec=none in=10 out=20 cycles=30 move=0 verify=0 decompress=30 total=40 bits=64" ;;
+*nokaslr*) echo "Decompressing Linux... Parsing ELF... done."; sleep 0.3; echo "Booting the kernel." ;;
+esac
+exec sleep 60
+SH
+		chmod +x "$tc_fake/qemu-system-x86_64"
+		cp "$tc_fake/qemu-system-x86_64" "$tc_fake/qemu-system-i386"
+		PATH=$tc_fake:$PATH "$BZPACK" bench -c none --runs 1 --qemu-timeout 20 --json "$tc_dir/fake.json" "$tc_deb" > "$tc_dir/fake.out" 2>&1
+		tc_status=$?
+		if [ "$tc_status" -ne 1 ]; then
+			fail "bench: Linux's decompressor, serial-lines way" "exit $tc_status with no gdbstub, expected 1"
+		elif tc_msg=$(python3 - "$tc_dir/fake.json" <<'PY' 2>&1
+import json, sys
+[l] = json.load(open(sys.argv[1]))["linux"]
+s, g = l["serial_lines"], l["gdbstub"]
+assert s["method"] == "serial-lines" and s["runs"] == 1 and s["median_ms"] >= 300, "serial: %r" % s
+assert g["method"] is None and "gdbstub" in g["why"], "gdbstub: %r" % g
+print("%.0f ms between the lines, 300 ms apart" % s["median_ms"])
+PY
+		); then
+			tc_lines "bench: Linux's decompressor, serial-lines way" "$tc_dir/fake.out" \
+				'^linux .* serial-lines, n=1' "^bzpack: vmlinuz: Linux's decompressor, gdbstub: " &&
+				pass "bench: Linux's decompressor, serial-lines way (a stand-in QEMU): $tc_msg"
+		else
+			fail "bench: Linux's decompressor, serial-lines way" "$tc_msg"
 		fi
 	fi
 fi

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_gdb.h"
 
@@ -114,6 +115,21 @@ int boot_icount(const struct boot_env *env, const char *image, int bits, const c
 	return status;
 }
 
+/* QEMU makes its gdbstub socket a moment after it starts: retry until
+ * then, but not past the deadline or QEMU's own exit. */
+static int connect_gdbstub(const struct boot_env *env, struct qemu_run *q, struct gdb_conn *g,
+			   const char *sock, double deadline, struct error *err)
+{
+	while (gdb_connect(g, sock, err) < 0) {
+		if (!qemu_running(q))
+			return qemu_failed(env, "QEMU exited before its gdbstub answered", err);
+		if (bench_now() >= deadline)
+			return -1;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return 0;
+}
+
 int boot_gdbstub_ms(const struct boot_env *env, const char *image, int bits, const char *append,
 		    uint64_t entry, uint64_t kernel, double *ms, struct error *err)
 {
@@ -131,7 +147,7 @@ int boot_gdbstub_ms(const struct boot_env *env, const char *image, int bits, con
 		return -1;
 	/* Stopped at reset: break at the entry, then swap that breakpoint for
 	 * the kernel's, so each address counts only its first execution. */
-	if (gdb_connect(&g, sock, deadline, err) < 0 || gdb_hw_break(&g, entry, 1, deadline, err) < 0 ||
+	if (connect_gdbstub(env, &q, &g, sock, deadline, err) < 0 || gdb_hw_break(&g, entry, 1, deadline, err) < 0 ||
 	    gdb_continue(&g, &resumed, deadline, err) < 0 ||
 	    gdb_hw_break(&g, entry, 0, deadline, err) < 0 ||
 	    gdb_hw_break(&g, kernel, 1, deadline, err) < 0 ||

@@ -9,14 +9,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench_qemu.h"
 
 #define GDB_PACKET_MAX 1024
 
-int gdb_connect(struct gdb_conn *g, const char *socket_path, double deadline, struct error *err)
+int gdb_connect(struct gdb_conn *g, const char *socket_path, struct error *err)
 {
 	struct sockaddr_un sa;
 
@@ -25,19 +24,15 @@ int gdb_connect(struct gdb_conn *g, const char *socket_path, double deadline, st
 	if (strlen(socket_path) >= sizeof(sa.sun_path))
 		return fail_with(err, "gdbstub socket path too long");
 	strcpy(sa.sun_path, socket_path);
-	for (;;) {
-		g->fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		if (g->fd < 0)
-			return fail_with(err, "socket: %s", strerror(errno));
-		if (connect(g->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-			return 0;
-		int why = errno;
-		close(g->fd);
-		g->fd = -1;
-		if (bench_now() >= deadline)
-			return fail_with(err, "QEMU's gdbstub %s: %s", socket_path, strerror(why));
-		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
-	}
+	g->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (g->fd < 0)
+		return fail_with(err, "socket: %s", strerror(errno));
+	if (connect(g->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return 0;
+	fail_with(err, "QEMU's gdbstub %s: %s", socket_path, strerror(errno));
+	close(g->fd);
+	g->fd = -1;
+	return -1;
 }
 
 void gdb_close(struct gdb_conn *g)

@@ -13,9 +13,9 @@ struct gdb_conn {
 	int fd;
 };
 
-/* Connect to QEMU's -gdb unix socket, retrying until deadline
- * (bench_now() seconds) while QEMU creates it. */
-int gdb_connect(struct gdb_conn *g, const char *socket_path, double deadline, struct error *err);
+/* Connect to QEMU's -gdb unix socket, once (QEMU may not have made it
+ * yet: the caller retries). */
+int gdb_connect(struct gdb_conn *g, const char *socket_path, struct error *err);
 
 /* Set (set = 1) or remove a hardware breakpoint at a guest address. */
 int gdb_hw_break(struct gdb_conn *g, uint64_t addr, int set, double deadline, struct error *err);

@@ -164,6 +164,13 @@ int qemu_read_line(struct qemu_run *q, char *line, size_t size, double deadline,
 	}
 }
 
+int qemu_running(struct qemu_run *q)
+{
+	if (q->pid > 0 && waitpid(q->pid, NULL, WNOHANG) == q->pid)
+		q->pid = 0;
+	return q->pid > 0;
+}
+
 void qemu_stop(struct qemu_run *q)
 {
 	if (q->pid > 0) {

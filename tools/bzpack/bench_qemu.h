@@ -40,6 +40,9 @@ int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run 
  * the deadline (monotonic seconds) passed first. */
 int qemu_read_line(struct qemu_run *q, char *line, size_t size, double deadline, double *when);
 
+/* 1 while QEMU runs; 0 once it has exited (it is then reaped). */
+int qemu_running(struct qemu_run *q);
+
 /* Kill QEMU (if still running) and reap it. */
 void qemu_stop(struct qemu_run *q);
 
