@@ -75,6 +75,9 @@ int bench_main(int argc, char **argv);
  * messages. */
 void bench_cell_key(const struct bench_cell *c, char *key, size_t size);
 
+/* bench_table.c: the table, on stdout. */
+void bench_print_table(const struct bench_result *r);
+
 /* bench_json.c: a JSON string, escaped, quotes included. */
 void bench_json_string(FILE *out, const char *s);
 
