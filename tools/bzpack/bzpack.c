@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "bzimage.h"
 #include "codec_auto.h"
 #include "codecs.h"
@@ -39,6 +40,7 @@ static void usage(FILE *out)
 		"       bzpack --info INPUT\n"
 		"       bzpack --extract -o OUT INPUT\n"
 		"       bzpack --list-codecs\n"
+		"       bzpack bench [options] KERNEL...   (see bzpack bench --help)\n"
 		"Pack an x86 kernel (ELF32/ELF64, e.g. a vmlinux) into a bootable\n"
 		"bzImage: a tiny stub that decompresses it, checks it and enters it as\n"
 		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
@@ -181,6 +183,8 @@ int main(int argc, char **argv)
 	const char *output = NULL;
 	char *end;
 
+	if (argc > 1 && strcmp(argv[1], "bench") == 0)
+		return bench_main(argc - 1, argv + 1);
 	opterr = 0;     /* our own messages, in our own form */
 	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
 		switch (opt) {

@@ -1,0 +1,102 @@
+/* bench.h - what `bzpack bench` measures, shared by the command
+ * (bench_cmd.c), its JSON (bench_json.c), its chart (bench_svg.c) and its
+ * gate (bench_gate.c). */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench_qemu.h"
+#include "util.h"
+
+#define BENCH_NAME_MAX 128
+#define BENCH_KEY_MAX (BENCH_NAME_MAX + 48)
+
+/* The icount-based time-to-kernel column turns the stub's instruction
+ * count into time at one instruction per nanosecond (1 GHz at one
+ * instruction per cycle): a plain, stated assumption, for comparing codecs
+ * with a column that does not depend on this host's speed. */
+#define BENCH_ICOUNT_HZ 1e9
+
+/* A wall-clock figure: the median of runs, with the spread. */
+struct bench_wall {
+	const char *method;        /* "gdbstub" or "serial-lines"; NULL if not measured */
+	double median_ms, min_ms, max_ms;
+	unsigned runs;
+	char why[ERR_MAX];         /* why not measured, when method is NULL */
+};
+
+/* One kernel packed with one codec. */
+struct bench_cell {
+	char kernel[BENCH_NAME_MAX]; /* the input file's base name */
+	const char *codec;
+	int bits;
+	uint64_t image_bytes, out_bytes;
+	double host_mbps;          /* our decoder on this host, best run */
+	double ttk_ms;             /* storage + decode at host_mbps */
+	int booted;                /* icount boot gave a report line */
+	uint64_t cycles;           /* its cycles= */
+	char report[QEMU_LINE_MAX];
+	char error[ERR_MAX];       /* why not booted, when QEMU was there */
+	struct bench_wall wall;    /* stub entry to kernel entry */
+};
+
+/* Linux's own decompressor, for a Linux bzImage given as input. */
+struct bench_linux {
+	char kernel[BENCH_NAME_MAX];
+	const char *codec;         /* its payload's, e.g. "xz" */
+	int bits;
+	uint64_t image_bytes, out_bytes;
+	struct bench_wall gdbstub, serial;
+};
+
+struct bench_result {
+	double storage_mbps;
+	int qemu;                  /* QEMU was on PATH: the QEMU columns were measured */
+	struct bench_cell *cells;
+	size_t ncells;
+	struct bench_linux *linux_runs;
+	size_t nlinux;
+};
+
+/* Time to kernel from the icount column: storage, then the stub's
+ * instructions at BENCH_ICOUNT_HZ.  Only for a booted cell. */
+static inline double bench_ttk_icount_ms(const struct bench_cell *c, double storage_mbps)
+{
+	return 1e3 * ((double)c->image_bytes / (storage_mbps * 1e6) + (double)c->cycles / BENCH_ICOUNT_HZ);
+}
+
+/* `bzpack bench ...` with argv[0] = "bench" (bench_cmd.c). */
+int bench_main(int argc, char **argv);
+
+/* "testkern64.elf/lz4/64": how a cell is named in JSON, baselines and
+ * messages. */
+void bench_cell_key(const struct bench_cell *c, char *key, size_t size);
+
+/* bench_table.c: the table, on stdout. */
+void bench_print_table(const struct bench_result *r);
+
+/* bench_json.c: a JSON string, escaped, quotes included. */
+void bench_json_string(FILE *out, const char *s);
+
+/* Build a file in memory (open_memstream) and write it atomically:
+ * open returns the stream (NULL with err set), close writes path. */
+FILE *bench_output_open(char **buf, size_t *len, struct error *err);
+int bench_output_close(FILE *f, char **buf, size_t *len, const char *path, struct error *err);
+
+/* bench_json.c: the result document, written atomically. */
+int bench_write_json(const char *path, const struct bench_result *r, struct error *err);
+
+/* bench_svg.c: a bar chart of time to kernel per cell, written atomically. */
+int bench_write_svg(const char *path, const struct bench_result *r, struct error *err);
+
+/* bench_gate.c: --save writes every measured cell's cycles and image
+ * bytes; --check compares.  bench_check returns 0 when every cell is
+ * within tolerance, 1 (after naming each culprit on stderr) otherwise. */
+int bench_save(const char *path, const struct bench_result *r, struct error *err);
+int bench_check(const char *path, const struct bench_result *r, double tolerance_pct,
+		struct error *err);
+
+#endif

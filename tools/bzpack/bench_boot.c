@@ -1,0 +1,195 @@
+/* bench_boot.c - see bench_boot.h. */
+#include "bench_boot.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_gdb.h"
+
+#define REPORT_PREFIX "bzpack: codec="
+#define ERROR_PREFIX "bzpack: error:"
+#define PATH_MAX_BENCH 4096
+
+static void qemu_stderr_path(const struct boot_env *env, char *path, size_t size)
+{
+	snprintf(path, size, "%s/qemu.stderr", env->dir);
+}
+
+/* QEMU's first complaint, for a boot that produced nothing. */
+static int qemu_failed(const struct boot_env *env, const char *what, struct error *err)
+{
+	char path[PATH_MAX_BENCH], line[200] = "";
+	FILE *f;
+
+	qemu_stderr_path(env, path, sizeof(path));
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	return fail_with(err, "%s%s%s", what, line[0] ? "; QEMU: " : "", line);
+}
+
+/* The value of " key=" in a report line as a number; -1 if absent or not
+ * all digits. */
+static int report_number(const char *line, const char *key, uint64_t *v)
+{
+	char pat[40];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	if (!(p = strstr(line, pat)))
+		return -1;
+	p += strlen(pat);
+	if (*p < '0' || *p > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(p, &end, 10);
+	if (errno || (*end && *end != ' '))
+		return -1;
+	*v = n;
+	return 0;
+}
+
+static int parse_report(const char *line, int bits, const char *codec, struct report *r,
+			struct error *err)
+{
+	const char *c = line + strlen(REPORT_PREFIX);
+	size_t len = strcspn(c, " ");
+
+	snprintf(r->line, sizeof(r->line), "%s", line);
+	if (len >= sizeof(r->codec))
+		return fail_with(err, "report line: codec name too long");
+	memcpy(r->codec, c, len);
+	r->codec[len] = '\0';
+	static const char *const keys[] = { "in", "out", "cycles", "bits" };
+	uint64_t *vals[] = { &r->in, &r->out, &r->cycles, &r->bits };
+	for (int i = 0; i < 4; i++)
+		if (report_number(line, keys[i], vals[i]) < 0)
+			return fail_with(err, "report line has no number %s=: %.200s", keys[i], line);
+	if (strcmp(r->codec, codec) != 0 || r->bits != (uint64_t)bits)
+		return fail_with(err, "report line is for codec=%s bits=%" PRIu64 ", not %s/%d", r->codec,
+				 r->bits, codec, bits);
+	/* rdtsc under icount counts at least the decoder's instructions. */
+	if (r->cycles == 0 || r->out == 0)
+		return fail_with(err, "report line with cycles=0 or out=0 is not a measurement");
+	return 0;
+}
+
+int boot_icount(const struct boot_env *env, const char *image, int bits, const char *codec,
+		struct report *r, struct error *err)
+{
+	char path[PATH_MAX_BENCH], line[QEMU_LINE_MAX];
+	struct qemu_options o = { bits, 1, NULL, NULL, path };
+	struct qemu_run q;
+	double when, deadline = bench_now() + env->timeout;
+	int status = -1;
+
+	qemu_stderr_path(env, path, sizeof(path));
+	if (qemu_start(image, &o, &q, err) < 0)
+		return -1;
+	for (;;) {
+		if (!qemu_read_line(&q, line, sizeof(line), deadline, &when)) {
+			if (bench_now() >= deadline)
+				fail_with(err, "no report line within %g s", env->timeout);
+			else
+				qemu_failed(env, "QEMU exited without a report line", err);
+			break;
+		}
+		if (strncmp(line, ERROR_PREFIX, strlen(ERROR_PREFIX)) == 0) {
+			fail_with(err, "the stub failed: %.200s", line);
+			break;
+		}
+		if (strncmp(line, REPORT_PREFIX, strlen(REPORT_PREFIX)) == 0) {
+			status = parse_report(line, bits, codec, r, err);
+			break;
+		}
+	}
+	qemu_stop(&q);
+	return status;
+}
+
+/* QEMU makes its gdbstub socket a moment after it starts: retry until
+ * then, but not past the deadline or QEMU's own exit. */
+static int connect_gdbstub(const struct boot_env *env, struct qemu_run *q, struct gdb_conn *g,
+			   const char *sock, double deadline, struct error *err)
+{
+	while (gdb_connect(g, sock, err) < 0) {
+		if (!qemu_running(q))
+			return qemu_failed(env, "QEMU exited before its gdbstub answered", err);
+		if (bench_now() >= deadline)
+			return -1;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return 0;
+}
+
+int boot_gdbstub_ms(const struct boot_env *env, const char *image, int bits, const char *append,
+		    uint64_t entry, uint64_t kernel, double *ms, struct error *err)
+{
+	char path[PATH_MAX_BENCH], sock[PATH_MAX_BENCH];
+	struct qemu_options o = { bits, 0, append, sock, path };
+	struct qemu_run q;
+	struct gdb_conn g = { -1 };
+	double resumed, deadline = bench_now() + env->timeout;
+	int status = -1;
+
+	qemu_stderr_path(env, path, sizeof(path));
+	snprintf(sock, sizeof(sock), "%s/gdb.sock", env->dir);
+	remove(sock);
+	if (qemu_start(image, &o, &q, err) < 0)
+		return -1;
+	/* Stopped at reset: break at the entry, then swap that breakpoint for
+	 * the kernel's, so each address counts only its first execution. */
+	if (connect_gdbstub(env, &q, &g, sock, deadline, err) < 0 || gdb_hw_break(&g, entry, 1, deadline, err) < 0 ||
+	    gdb_continue(&g, &resumed, deadline, err) < 0 ||
+	    gdb_hw_break(&g, entry, 0, deadline, err) < 0 ||
+	    gdb_hw_break(&g, kernel, 1, deadline, err) < 0 ||
+	    gdb_continue(&g, &resumed, deadline, err) < 0)
+		goto done;
+	*ms = (bench_now() - resumed) * 1e3;
+	status = 0;
+done:
+	gdb_close(&g);
+	qemu_stop(&q);
+	remove(sock);
+	return status;
+}
+
+int boot_serial_ms(const struct boot_env *env, const char *image, int bits, const char *append,
+		   const char *first, const char *then, const char *absent_after, double *ms,
+		   struct error *err)
+{
+	char path[PATH_MAX_BENCH], line[QEMU_LINE_MAX];
+	struct qemu_options o = { bits, 0, append, NULL, path };
+	struct qemu_run q;
+	double when, t_first = -1, deadline = bench_now() + env->timeout;
+	int status = 1;
+
+	qemu_stderr_path(env, path, sizeof(path));
+	if (qemu_start(image, &o, &q, err) < 0)
+		return -1;
+	while (qemu_read_line(&q, line, sizeof(line), deadline, &when)) {
+		if (t_first < 0 && strstr(line, first)) {
+			t_first = when;
+		} else if (t_first >= 0 && strstr(line, then)) {
+			*ms = (when - t_first) * 1e3;
+			status = 0;
+			break;
+		} else if (strstr(line, absent_after)) {
+			break;
+		}
+	}
+	if (status == 1 && bench_now() >= deadline) {
+		fail_with(err, "neither '%s' nor '%s' within %g s", then, absent_after, env->timeout);
+		status = -1;
+	}
+	qemu_stop(&q);
+	return status;
+}

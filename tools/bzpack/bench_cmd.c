@@ -1,0 +1,542 @@
+/* bench_cmd.c - `bzpack bench`: pack a kernel with every codec, boot each
+ * image under QEMU and report what each codec costs and saves.
+ *
+ *   bzpack bench [-c LIST] [--storage-mbps MBPS] [--runs N] [--json FILE]
+ *                [--svg FILE] [--save FILE] [--check FILE] [--tolerance PCT]
+ *                [--qemu-timeout SECONDS] [-h] KERNEL...
+ *
+ * Per kernel and codec: the image is packed as `bzpack -c CODEC` packs it,
+ * into a temporary directory; our decoder is timed on this host
+ * (decode_speed.h); the image is booted under -icount until the stub's
+ * report line (cycles=, exact and repeatable: what --check gates on); and
+ * booted --runs more times under plain TCG, timed from the stub's entry
+ * to the kernel's through the gdbstub.  A Linux bzImage is also booted
+ * unchanged and its own decompressor timed the same way, and from its
+ * "Decompressing Linux" / "Booting the kernel" lines when it prints them.
+ *
+ * Exit status: 0 measured (or QEMU missing and no --check), 1 a failure,
+ * a failed --check or bad input, 2 bad usage. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_boot.h"
+#include "bzimage.h"
+#include "codecs.h"
+#include "decode_speed.h"
+#include "image.h"
+#include "kernel.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define RUNS_DEFAULT 3
+#define TOLERANCE_DEFAULT 2.0    /* percent; icount cycles are exact, so small */
+#define TIMEOUT_DEFAULT 300.0    /* seconds: xz on a 60 MB vmlinux under icount */
+#define HOST_MIN_RUNS 3          /* decode_speed_measure: at least these runs... */
+#define HOST_MIN_SECONDS 0.3     /* ...and this long */
+/* Linux needs nokaslr for its kernel to land at the ELF's physical entry,
+ * where the gdbstub's breakpoint waits; earlyprintk makes a decompressor
+ * built with CONFIG_X86_VERBOSE_BOOTUP print its two lines on COM1. */
+#define LINUX_APPEND "nokaslr earlyprintk=serial,ttyS0 console=ttyS0"
+#define LINUX_FIRST "Decompressing Linux"
+#define LINUX_THEN "Booting the kernel"
+#define LINUX_LATER "Linux version"  /* the kernel itself: the two lines are not coming */
+
+struct bench_options {
+	const struct codec *codecs[64];
+	size_t ncodecs;
+	double storage_mbps, tolerance, timeout;
+	unsigned runs;
+	const char *json, *svg, *save, *check;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: bzpack bench [options] KERNEL...\n"
+		"Pack each KERNEL (a vmlinux or a bzImage) with every codec, boot each image\n"
+		"under QEMU and print what it costs: image bytes, ratio, icount cycles to\n"
+		"decompress, cycles per byte, our decoder's speed on this host, the estimated\n"
+		"time to kernel, and wall time from the stub's entry to the kernel's.  A Linux\n"
+		"bzImage's own decompressor is timed too.\n"
+		"\n"
+		"  -c, --codecs=LIST        comma-separated codecs (default: all: %s)\n"
+		"      --storage-mbps=MBPS  storage read speed for the estimate (default %.0f,\n"
+		"                           a typical SATA SSD)\n"
+		"      --runs=N             wall-clock boots per image, median taken (default %d;\n"
+		"                           0: icount only)\n"
+		"      --json=FILE          write the results as JSON\n"
+		"      --svg=FILE           write a chart of time to kernel\n"
+		"      --save=FILE          write a baseline of every cell's cycles and size\n"
+		"      --check=FILE         exit 1 if a cell is worse than the baseline FILE\n"
+		"      --tolerance=PCT      what --check lets pass (default %g%%)\n"
+		"      --qemu-timeout=SECS  give up on a boot after this long (default %.0f)\n"
+		"  -h, --help               this help\n"
+		"Exit status: 0 done (also without QEMU, unless --check), 1 a cell that would\n"
+		"not pack or boot, bad input, or a failed --check, 2 bad usage.\n",
+		codec_names(), STORAGE_MBPS_DEFAULT, RUNS_DEFAULT, TOLERANCE_DEFAULT, TIMEOUT_DEFAULT);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A positive number for option name; -1 after saying why. */
+static double positive_number(const char *name, const char *s, int allow_zero)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+
+	if (errno || end == s || *end || !(allow_zero ? v >= 0 : v > 0) || v > 1e12) {
+		fprintf(stderr, "bzpack: bench: --%s takes a %s number, not '%s'\n", name,
+			allow_zero ? "non-negative" : "positive", s);
+		return -1;
+	}
+	return v;
+}
+
+static int codec_list(struct bench_options *o, const char *list)
+{
+	char name[64];
+
+	o->ncodecs = 0;
+	while (*list) {
+		size_t len = strcspn(list, ",");
+		if (len == 0 || len >= sizeof(name)) {
+			fprintf(stderr, "bzpack: bench: bad codec list '%s'\n", list);
+			return -1;
+		}
+		memcpy(name, list, len);
+		name[len] = '\0';
+		const struct codec *c = codec_by_name(name);
+		if (!c) {
+			fprintf(stderr, "bzpack: bench: unknown codec '%s' (%s)\n", name, codec_names());
+			return -1;
+		}
+		for (size_t i = 0; i < o->ncodecs; i++) {
+			if (o->codecs[i] == c) {
+				fprintf(stderr, "bzpack: bench: codec '%s' given twice\n", name);
+				return -1;
+			}
+		}
+		if (o->ncodecs == sizeof(o->codecs) / sizeof(o->codecs[0])) {
+			fprintf(stderr, "bzpack: bench: too many codecs in '%s'\n", list);
+			return -1;
+		}
+		o->codecs[o->ncodecs++] = c;
+		list += len + (list[len] == ',');
+	}
+	if (o->ncodecs == 0) {
+		fprintf(stderr, "bzpack: bench: -c needs at least one codec\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* 0, -1 (bad usage, said), or 1 for --help. */
+static int parse_options(int argc, char **argv, struct bench_options *o)
+{
+	static const struct option options[] = {
+		{ "codecs", required_argument, 0, 'c' },
+		{ "storage-mbps", required_argument, 0, 'S' },
+		{ "runs", required_argument, 0, 'r' },
+		{ "json", required_argument, 0, 'j' },
+		{ "svg", required_argument, 0, 'g' },
+		{ "save", required_argument, 0, 's' },
+		{ "check", required_argument, 0, 'k' },
+		{ "tolerance", required_argument, 0, 't' },
+		{ "qemu-timeout", required_argument, 0, 'T' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int opt;
+	double v;
+
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < codec_count && i < sizeof(o->codecs) / sizeof(o->codecs[0]); i++)
+		o->codecs[o->ncodecs++] = &codecs[i];
+	o->storage_mbps = STORAGE_MBPS_DEFAULT;
+	o->tolerance = TOLERANCE_DEFAULT;
+	o->timeout = TIMEOUT_DEFAULT;
+	o->runs = RUNS_DEFAULT;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "c:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			if (codec_list(o, optarg) < 0)
+				return -1;
+			break;
+		case 'S':
+			if ((o->storage_mbps = positive_number("storage-mbps", optarg, 0)) < 0)
+				return -1;
+			break;
+		case 'r':
+			if ((v = positive_number("runs", optarg, 1)) < 0 || v > 1000 || v != (unsigned)v) {
+				if (v >= 0)
+					fprintf(stderr, "bzpack: bench: --runs takes a whole number up to 1000\n");
+				return -1;
+			}
+			o->runs = (unsigned)v;
+			break;
+		case 'j': o->json = optarg; break;
+		case 'g': o->svg = optarg; break;
+		case 's': o->save = optarg; break;
+		case 'k': o->check = optarg; break;
+		case 't':
+			if ((o->tolerance = positive_number("tolerance", optarg, 1)) < 0)
+				return -1;
+			break;
+		case 'T':
+			if ((o->timeout = positive_number("qemu-timeout", optarg, 0)) < 0)
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			if (optopt && optopt != '?')
+				fprintf(stderr, "bzpack: bench: option -%c %s\n", optopt,
+					optopt == 'c' ? "needs an argument" : "is unknown");
+			else
+				fprintf(stderr, "bzpack: bench: unknown option or missing argument '%s' (see --help)\n",
+					argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return -1;
+	}
+	/* Cells are keyed by the file's name: two alike would share keys. */
+	for (int i = optind; i < argc; i++) {
+		for (int j = optind; j < i; j++) {
+			if (strcmp(base_name(argv[i]), base_name(argv[j])) == 0) {
+				fprintf(stderr, "bzpack: bench: %s and %s have the same name; "
+						"cells are keyed by it\n", argv[j], argv[i]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --runs boots through one timing method; the median and the spread. */
+typedef int (*wall_fn)(const struct boot_env *env, const void *arg, double *ms, struct error *err);
+
+static void wall_runs(const struct boot_env *env, unsigned runs, const char *method, wall_fn fn,
+		      const void *arg, struct bench_wall *w)
+{
+	double ms[1000];
+	struct error err;
+
+	w->method = NULL;
+	if (runs == 0) {
+		snprintf(w->why, sizeof(w->why), "--runs 0");
+		return;
+	}
+	for (unsigned i = 0; i < runs; i++) {
+		if (fn(env, arg, &ms[i], &err) != 0) {
+			snprintf(w->why, sizeof(w->why), "%s", err.msg);
+			return;
+		}
+	}
+	qsort(ms, runs, sizeof(ms[0]), compare_doubles);
+	w->method = method;
+	w->runs = runs;
+	w->min_ms = ms[0];
+	w->max_ms = ms[runs - 1];
+	w->median_ms = runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
+}
+
+/* What one timed boot runs: the image, its command line, and for the
+ * gdbstub its entry and the kernel's. */
+struct boot_target {
+	const char *image, *append;
+	int bits;
+	uint64_t entry, kernel;
+};
+
+static int gdb_once(const struct boot_env *env, const void *arg, double *ms, struct error *err)
+{
+	const struct boot_target *t = arg;
+
+	return boot_gdbstub_ms(env, t->image, t->bits, t->append, t->entry, t->kernel, ms, err);
+}
+
+static int serial_once(const struct boot_env *env, const void *arg, double *ms, struct error *err)
+{
+	const struct boot_target *t = arg;
+	int r = boot_serial_ms(env, t->image, t->bits, t->append, LINUX_FIRST, LINUX_THEN, LINUX_LATER,
+			       ms, err);
+
+	if (r == 1)
+		fail_with(err, "no '%s' line before '%s' (a kernel built without "
+			       "CONFIG_X86_VERBOSE_BOOTUP prints none)", LINUX_FIRST, LINUX_LATER);
+	return r;
+}
+
+/* The 32-bit entry a loader jumps to (code32_start), from the image's
+ * own header. */
+static int image_entry(const struct buffer *image, uint64_t *entry, struct error *err)
+{
+	struct bzimage_info info;
+
+	if (bzimage_extract(image, NULL, &info, err) < 0)
+		return -1;
+	*entry = info.code32_start;
+	return 0;
+}
+
+struct bench_run {
+	const struct bench_options *o;
+	struct bench_result *r;
+	struct boot_env env;
+	int qemu32, qemu64;        /* each QEMU binary is on PATH */
+	int failures;              /* cells QEMU was there for but that did not measure */
+};
+
+static struct bench_cell *new_cell(struct bench_result *r)
+{
+	struct bench_cell *grown = realloc(r->cells, (r->ncells + 1) * sizeof(*grown));
+
+	if (!grown)
+		return NULL;
+	r->cells = grown;
+	memset(&r->cells[r->ncells], 0, sizeof(r->cells[0]));
+	return &r->cells[r->ncells++];
+}
+
+/* Pack k with c into the temporary directory, time our decoder, boot. */
+static int bench_codec(struct bench_run *b, const char *name, const struct kernel *k,
+		       const struct codec *c, struct error *err)
+{
+	struct buffer payload = { 0, 0 }, image = { 0, 0 };
+	struct image_layout layout;
+	struct decode_speed speed;
+	char path[4096];
+	int r = -1, have_qemu = k->bits == 32 ? b->qemu32 : b->qemu64;
+	struct bench_cell *cell = new_cell(b->r);
+
+	if (!cell)
+		return fail_with(err, "out of memory");
+	snprintf(cell->kernel, sizeof(cell->kernel), "%s", name);
+	cell->codec = c->name;
+	cell->bits = k->bits;
+	cell->out_bytes = k->blob.size;
+	snprintf(cell->wall.why, sizeof(cell->wall.why), "no QEMU");
+	snprintf(cell->error, sizeof(cell->error), "%s not on PATH", qemu_binary(k->bits));
+
+	fprintf(stderr, "bzpack bench: %s: %s: packing %zu bytes\n", name, c->name, k->blob.size);
+	if (codec_compress(c, LEVEL_DEFAULT, &k->blob, &payload, err) < 0 ||
+	    image_build(k, c, &payload, &image, &layout, err) < 0)
+		goto done;
+	cell->image_bytes = image.size;
+	fprintf(stderr, "bzpack bench: %s: %s: timing our decoder on this host\n", name, c->name);
+	if (decode_speed_measure(c, &payload, k->blob.size, HOST_MIN_RUNS, HOST_MIN_SECONDS, &speed,
+				 err) < 0)
+		goto done;
+	cell->host_mbps = speed.best_mbps;
+	cell->ttk_ms = time_to_kernel_ms(image.size, k->blob.size, b->o->storage_mbps, speed.best_mbps, 1.0);
+	r = 0;
+	if (!have_qemu)
+		goto done;
+
+	struct boot_target t = { path, NULL, k->bits, 0, k->entry };
+	snprintf(path, sizeof(path), "%s/%s.img", b->env.dir, c->name);
+	if (write_file_atomic(path, image.data, image.size, err) < 0 || image_entry(&image, &t.entry, err) < 0) {
+		r = -1;
+		goto done;
+	}
+	fprintf(stderr, "bzpack bench: %s: %s: booting under icount\n", name, c->name);
+	struct report rep;
+	struct error why;
+	if (boot_icount(&b->env, path, k->bits, c->name, &rep, &why) < 0) {
+		snprintf(cell->error, sizeof(cell->error), "%s", why.msg);
+		snprintf(cell->wall.why, sizeof(cell->wall.why), "the icount boot failed");
+		fprintf(stderr, "bzpack: %s: %s: %s\n", name, c->name, why.msg);
+		b->failures++;
+		goto done;
+	}
+	cell->booted = 1;
+	cell->cycles = rep.cycles;
+	cell->error[0] = '\0';
+	snprintf(cell->report, sizeof(cell->report), "%s", rep.line);
+	if (b->o->runs)
+		fprintf(stderr, "bzpack bench: %s: %s: %u wall-clock boots (gdbstub)\n", name, c->name,
+			b->o->runs);
+	wall_runs(&b->env, b->o->runs, "gdbstub", gdb_once, &t, &cell->wall);
+	if (!cell->wall.method && b->o->runs) {
+		fprintf(stderr, "bzpack: %s: %s: wall clock: %s\n", name, c->name, cell->wall.why);
+		b->failures++;
+	}
+done:
+	free(payload.data);
+	free(image.data);
+	return r;
+}
+
+/* Linux's own decompressor: the bzImage as given, both ways. */
+static int bench_linux(struct bench_run *b, const char *path, const char *name,
+		       const struct buffer *file, const struct bzimage_info *info, const struct kernel *k,
+		       struct error *err)
+{
+	struct bench_result *r = b->r;
+	struct bench_linux *grown = realloc(r->linux_runs, (r->nlinux + 1) * sizeof(*grown));
+
+	if (!grown)
+		return fail_with(err, "out of memory");
+	r->linux_runs = grown;
+	struct bench_linux *l = &r->linux_runs[r->nlinux++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->kernel, sizeof(l->kernel), "%s", name);
+	l->codec = info->codec;
+	l->bits = k->bits;
+	l->image_bytes = file->size;
+	l->out_bytes = k->blob.size;
+	snprintf(l->gdbstub.why, sizeof(l->gdbstub.why), "no QEMU");
+	snprintf(l->serial.why, sizeof(l->serial.why), "no QEMU");
+	if (!(k->bits == 32 ? b->qemu32 : b->qemu64) || b->o->runs == 0) {
+		if (b->o->runs == 0)
+			snprintf(l->gdbstub.why, sizeof(l->gdbstub.why), "--runs 0");
+		snprintf(l->serial.why, sizeof(l->serial.why), "%s", l->gdbstub.why);
+		return 0;
+	}
+
+	struct boot_target t = { path, LINUX_APPEND, k->bits, info->code32_start, k->entry };
+	fprintf(stderr, "bzpack bench: %s: Linux's own %s decompressor: %u boots (gdbstub)\n", name,
+		info->codec, b->o->runs);
+	wall_runs(&b->env, b->o->runs, "gdbstub", gdb_once, &t, &l->gdbstub);
+	if (!l->gdbstub.method) {
+		fprintf(stderr, "bzpack: %s: Linux's decompressor, gdbstub: %s\n", name, l->gdbstub.why);
+		b->failures++;
+	}
+	fprintf(stderr, "bzpack bench: %s: Linux's own %s decompressor: %u boots (serial lines)\n", name,
+		info->codec, b->o->runs);
+	/* A kernel that does not print the lines is a fact about it, not a
+	 * failure: the gdbstub figure stands in. */
+	wall_runs(&b->env, b->o->runs, "serial-lines", serial_once, &t, &l->serial);
+	return 0;
+}
+
+static int bench_kernel(struct bench_run *b, const char *path, struct error *err)
+{
+	struct buffer file = { 0, 0 };
+	struct bzimage_info info;
+	struct kernel k;
+	int r = -1, linux_image = 0;
+
+	memset(&k, 0, sizeof(k));
+	if (read_file(path, &file, err) < 0)
+		goto done;
+	if (bzimage_detect(&file)) {
+		if (bzimage_kernel(&file, 0, &k, &info, err) < 0)
+			goto done;
+		linux_image = !info.ours;
+	} else if (kernel_from_elf(&file, 0, &k, err) < 0) {
+		goto done;
+	}
+	const char *name = base_name(path);
+	for (size_t i = 0; i < b->o->ncodecs; i++)
+		if (bench_codec(b, name, &k, b->o->codecs[i], err) < 0)
+			goto done;
+	r = linux_image ? bench_linux(b, path, name, &file, &info, &k, err) : 0;
+done:
+	free(file.data);
+	free(k.blob.data);
+	return r;
+}
+
+/* Remove the temporary directory and what the run left in it. */
+static void remove_dir(const char *dir)
+{
+	char path[4096 + 256 + 2];  /* dir, '/', a d_name */
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		remove(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int bench_main(int argc, char **argv)
+{
+	struct bench_options o;
+	struct bench_result r = { 0, 0, NULL, 0, NULL, 0 };
+	struct bench_run b = { &o, &r, { NULL, 0 }, 0, 0, 0 };
+	struct error err;
+	char dir[4096];
+	int status = EXIT_FAILED, p = parse_options(argc, argv, &o);
+
+	if (p != 0)
+		return p > 0 ? 0 : EXIT_USAGE;
+	r.storage_mbps = o.storage_mbps;
+	b.env.timeout = o.timeout;
+	b.qemu32 = qemu_on_path(qemu_binary(32));
+	b.qemu64 = qemu_on_path(qemu_binary(64));
+	r.qemu = b.qemu32 && b.qemu64;
+	if (!b.qemu64 || !b.qemu32)
+		fprintf(stderr, "bzpack bench: %s not on PATH: the QEMU columns are not measured\n",
+			!b.qemu64 && !b.qemu32 ? "qemu-system-x86_64 and qemu-system-i386" :
+			qemu_binary(b.qemu64 ? 32 : 64));
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/bzpack-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "bzpack: %s: %s\n", dir, strerror(errno));
+		return EXIT_FAILED;
+	}
+	b.env.dir = dir;
+
+	for (int i = optind; i < argc; i++) {
+		if (bench_kernel(&b, argv[i], &err) < 0) {
+			fprintf(stderr, "bzpack: %s: %s\n", argv[i], err.msg);
+			goto out;
+		}
+	}
+	bench_print_table(&r);
+	const char *culprit = NULL;
+	if (o.json && bench_write_json(o.json, &r, &err) < 0)
+		culprit = o.json;
+	else if (o.svg && bench_write_svg(o.svg, &r, &err) < 0)
+		culprit = o.svg;
+	else if (o.save && bench_save(o.save, &r, &err) < 0)
+		culprit = o.save;
+	if (culprit) {
+		fprintf(stderr, "bzpack: %s: %s\n", culprit, err.msg);
+		goto out;
+	}
+	status = b.failures ? EXIT_FAILED : 0;
+	if (o.check) {
+		int c = bench_check(o.check, &r, o.tolerance, &err);
+		if (c < 0)
+			fprintf(stderr, "bzpack: %s: %s\n", o.check, err.msg);
+		if (c != 0)
+			status = EXIT_FAILED;
+	}
+out:
+	remove_dir(dir);
+	free(r.cells);
+	free(r.linux_runs);
+	return status;
+}

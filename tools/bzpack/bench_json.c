@@ -1,0 +1,134 @@
+/* bench_json.c - `bzpack bench --json FILE`: the measurements as one JSON
+ * document (the format is described in README.md, "bzpack bench").
+ * A cell not measured carries null and, where known, why. */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bench_cell_key(const struct bench_cell *c, char *key, size_t size)
+{
+	snprintf(key, size, "%s/%s/%d", c->kernel, c->codec, c->bits);
+}
+
+void bench_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+FILE *bench_output_open(char **buf, size_t *len, struct error *err)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		fail_with(err, "out of memory");
+	return f;
+}
+
+int bench_output_close(FILE *f, char **buf, size_t *len, const char *path, struct error *err)
+{
+	int bad = ferror(f);
+	int r = -1;
+
+	if (fclose(f) != 0 || bad)
+		fail_with(err, "out of memory");
+	else
+		r = write_file_atomic(path, (const uint8_t *)*buf, *len, err);
+	free(*buf);
+	*buf = NULL;
+	return r;
+}
+
+static void wall(FILE *f, const struct bench_wall *w)
+{
+	if (!w->method) {
+		fputs("{\"method\": null, \"why\": ", f);
+		bench_json_string(f, w->why);
+		fputs("}", f);
+		return;
+	}
+	fputs("{\"method\": ", f);
+	bench_json_string(f, w->method);
+	fprintf(f, ", \"median_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f, \"runs\": %u}",
+		w->median_ms, w->min_ms, w->max_ms, w->runs);
+}
+
+static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
+{
+	char key[BENCH_KEY_MAX];
+
+	bench_cell_key(c, key, sizeof(key));
+	fputs("    ", f);
+	bench_json_string(f, key);
+	fputs(": {\"kernel\": ", f);
+	bench_json_string(f, c->kernel);
+	fputs(", \"codec\": ", f);
+	bench_json_string(f, c->codec);
+	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu, \"ratio\": %.4f,\n", c->bits,
+		(unsigned long long)c->image_bytes, (unsigned long long)c->out_bytes,
+		(double)c->out_bytes / (double)c->image_bytes);
+	fprintf(f, "      \"host_mbps\": %.1f, \"ttk_ms\": %.3f,\n", c->host_mbps, c->ttk_ms);
+	if (c->booted) {
+		fprintf(f, "      \"cycles\": %llu, \"cycles_per_byte\": %.4f, \"ttk_icount_ms\": %.3f",
+			(unsigned long long)c->cycles, (double)c->cycles / (double)c->out_bytes,
+			bench_ttk_icount_ms(c, storage_mbps));
+		fputs(", \"report\": ", f);
+		bench_json_string(f, c->report);
+	} else {
+		fputs("      \"cycles\": null, \"cycles_per_byte\": null, \"ttk_icount_ms\": null, \"why\": ", f);
+		bench_json_string(f, c->error);
+	}
+	fputs(",\n      \"wall\": ", f);
+	wall(f, &c->wall);
+	fputs("}", f);
+}
+
+static void linux_run(FILE *f, const struct bench_linux *l)
+{
+	fputs("    {\"kernel\": ", f);
+	bench_json_string(f, l->kernel);
+	fputs(", \"codec\": ", f);
+	bench_json_string(f, l->codec);
+	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu,\n", l->bits,
+		(unsigned long long)l->image_bytes, (unsigned long long)l->out_bytes);
+	fputs("      \"gdbstub\": ", f);
+	wall(f, &l->gdbstub);
+	fputs(",\n      \"serial_lines\": ", f);
+	wall(f, &l->serial);
+	fputs("}", f);
+}
+
+int bench_write_json(const char *path, const struct bench_result *r, struct error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = bench_output_open(&buf, &len, err);
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"bzpack_bench\": 1,\n  \"storage_mbps\": %.1f,\n  \"icount_hz\": %.0f,\n",
+		r->storage_mbps, BENCH_ICOUNT_HZ);
+	fprintf(f, "  \"qemu\": %s,\n  \"cells\": {\n", r->qemu ? "true" : "false");
+	for (size_t i = 0; i < r->ncells; i++) {
+		cell(f, &r->cells[i], r->storage_mbps);
+		fputs(i + 1 < r->ncells ? ",\n" : "\n", f);
+	}
+	fputs("  },\n  \"linux\": [\n", f);
+	for (size_t i = 0; i < r->nlinux; i++) {
+		linux_run(f, &r->linux_runs[i]);
+		fputs(i + 1 < r->nlinux ? ",\n" : "\n", f);
+	}
+	fputs("  ]\n}\n", f);
+	return bench_output_close(f, &buf, &len, path, err);
+}
