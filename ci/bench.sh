@@ -49,6 +49,7 @@ mode=${1:-run}
 B=${B:-build}
 BZPACK=$B/bzpack
 BB=$B/bench
+. ci/pack-cache.sh              # PACK_CACHE_DIR: payloads shared with make test
 BASELINE=${BENCH_BASELINE:-ci/baseline.json}
 TOLERANCE=2                    # percent
 WALL_RUNS=${WALL_RUNS:-5}
@@ -110,7 +111,7 @@ payload_id() {   # payload_id NAME FILE
 bench_payload() {   # bench_payload NAME BITS ID FILE "CODECS" RUNS RECORDS
 	local name=$1 bits=$2 id=$3 file=$4 codecs=$5 runs=$6 records=$7 json=$BB/$1.json status
 	rm -f "$json"
-	"$BZPACK" bench -c "$(echo $codecs | tr ' ' ,)" --runs "$runs" --qemu-timeout 300 --json "$json" "$file"
+	"$BZPACK" bench --pack-cache "$PACK_CACHE_DIR" -c "$(echo $codecs | tr ' ' ,)" --runs "$runs" --qemu-timeout 300 --json "$json" "$file"
 	status=$?
 	[ $status -eq 0 ] || echo "bench: $name: bzpack bench exit $status" >&2
 	$JSON bench-records "$json" "$name" "$bits" "$id" "bzpack bench exit $status" $codecs >> "$records"

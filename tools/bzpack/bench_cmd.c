@@ -30,6 +30,7 @@
 #include "codecs.h"
 #include "decode_speed.h"
 #include "image.h"
+#include "payload_cache.h"
 #include "kernel.h"
 
 #define EXIT_FAILED 1
@@ -53,6 +54,7 @@ struct bench_options {
 	double storage_mbps, tolerance, timeout;
 	unsigned runs;
 	const char *json, *svg, *save, *check;
+	const char *cache_dir;          /* --pack-cache (payload_cache.h) */
 };
 
 static void usage(FILE *out)
@@ -76,6 +78,7 @@ static void usage(FILE *out)
 		"      --check=FILE         exit 1 if a cell is worse than the baseline FILE\n"
 		"      --tolerance=PCT      what --check lets pass (default %g%%)\n"
 		"      --qemu-timeout=SECS  give up on a boot after this long (default %.0f)\n"
+		"      --pack-cache=DIR     keep compressed payloads in DIR and reuse them\n"
 		"  -h, --help               this help\n"
 		"Exit status: 0 done (also without QEMU, unless --check), 1 a cell that would\n"
 		"not pack or boot, bad input, or a failed --check, 2 bad usage.\n",
@@ -155,6 +158,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		{ "check", required_argument, 0, 'k' },
 		{ "tolerance", required_argument, 0, 't' },
 		{ "qemu-timeout", required_argument, 0, 'T' },
+		{ "pack-cache", required_argument, 0, 'P' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -187,6 +191,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 			}
 			o->runs = (unsigned)v;
 			break;
+		case 'P': o->cache_dir = optarg; break;
 		case 'j': o->json = optarg; break;
 		case 'g': o->svg = optarg; break;
 		case 's': o->save = optarg; break;
@@ -343,7 +348,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	snprintf(cell->error, sizeof(cell->error), "%s not on PATH", qemu_binary(k->bits));
 
 	fprintf(stderr, "bzpack bench: %s: %s: packing %zu bytes\n", name, c->name, k->blob.size);
-	if (codec_compress(c, LEVEL_DEFAULT, &k->blob, &payload, err) < 0 ||
+	if (codec_compress_cached(b->o->cache_dir, c, LEVEL_DEFAULT, &k->blob, &payload, err) < 0 ||
 	    image_build(k, c, &payload, &image, &layout, err) < 0)
 		goto done;
 	cell->image_bytes = image.size;

@@ -24,6 +24,7 @@
 #include "decode_speed.h"
 #include "image.h"
 #include "kernel.h"
+#include "payload_cache.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -56,6 +57,8 @@ static void usage(FILE *out)
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"  -v, --verbose       print the layout and sizes\n"
+		"      --pack-cache=DIR  keep compressed payloads in DIR and reuse them when\n"
+		"                      this packer, codec, level and kernel are the same\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
@@ -143,7 +146,7 @@ static double seconds_since(const struct timespec *t0)
 
 /* Compress k's memory with codec, saying so on stderr when that is slow. */
 static int compress(const char *input, const struct codec *codec, int level, const struct kernel *k,
-		    struct buffer *payload, struct error *err)
+		    const char *cache_dir, struct buffer *payload, struct error *err)
 {
 	struct timespec t0;
 
@@ -151,7 +154,7 @@ static int compress(const char *input, const struct codec *codec, int level, con
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		fprintf(stderr, "bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size,
 			codec->name);
-	if (codec_compress(codec, level, &k->blob, payload, err) < 0)
+	if (codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
 		return -1;
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size,
@@ -174,11 +177,12 @@ int main(int argc, char **argv)
 		{ "list-codecs", no_argument, 0, 'L' },
 		{ "storage-mbps", required_argument, 0, 'M' },
 		{ "cpu-scale", required_argument, 0, 'C' },
+		{ "pack-cache", required_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
-	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0 };
+	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	const char *output = NULL;
 	char *end;
@@ -221,6 +225,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'P':
+			autos.cache_dir = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -316,7 +323,7 @@ int main(int argc, char **argv)
 
 	autos.progress = k.blob.size >= SLOW_INPUT_BYTES;
 	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
-		 : compress(input, codec, level, &k, &payload, &err) < 0)
+		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
 	if (image_build(&k, codec, &payload, &image, &layout, &err) < 0)

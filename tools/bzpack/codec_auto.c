@@ -19,6 +19,7 @@
 
 #include "decode_speed.h"
 #include "image.h"
+#include "payload_cache.h"
 
 /* Each decoder is timed for at least this many runs and this long: enough
  * for a steady best run, short beside the compression itself. */
@@ -55,7 +56,7 @@ static int measure(const struct kernel *k, const struct codec *c, const struct a
 	struct image_layout layout;
 	struct decode_speed speed;
 
-	if (codec_compress(c, LEVEL_DEFAULT, &k->blob, payload, err) < 0 ||
+	if (codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, err) < 0 ||
 	    image_build(k, c, payload, &image, &layout, err) < 0 ||
 	    decode_speed_measure(c, payload, k->blob.size, AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed,
 				 err) < 0) {

@@ -13,6 +13,7 @@ struct auto_settings {
 	double storage_mbps;    /* --storage-mbps, else STORAGE_MBPS_DEFAULT */
 	double cpu_scale;       /* --cpu-scale: the target is this many times slower */
 	int progress;           /* a line per candidate on stderr (slow inputs) */
+	const char *cache_dir;  /* --pack-cache, or NULL (payload_cache.h) */
 };
 
 /* Compress k's memory with every candidate (each codec of the table but

@@ -1,0 +1,75 @@
+/* payload_cache.c - see payload_cache.h. */
+#include "payload_cache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "crc32c.h"
+
+/* CRC32C of the running packer's executable, read once. */
+static int packer_crc(uint32_t *crc, struct error *err)
+{
+	static uint32_t cached;
+	static int known;
+	static struct crc32c_table tab;
+	struct buffer exe = { 0, 0 };
+
+	if (!known) {
+		if (read_file("/proc/self/exe", &exe, err) < 0)
+			return -1;
+		crc32c_init(&tab, 0);
+		cached = crc32c_update(&tab, 0, exe.data, exe.size);
+		free(exe.data);
+		known = 1;
+	}
+	*crc = cached;
+	return 0;
+}
+
+/* A hit counts only if our decoder turns it back into exactly in. */
+static int reproduces(const struct codec *c, const struct buffer *payload, const struct buffer *in)
+{
+	uint8_t *check = malloc(in->size ? in->size : 1);
+	int same = check && codec_decode(c, payload->data, payload->size, check, in->size) == DECODE_OK &&
+		   memcmp(check, in->data, in->size) == 0;
+
+	free(check);
+	return same;
+}
+
+int codec_compress_cached(const char *cache_dir, const struct codec *c, int level,
+			  const struct buffer *in, struct buffer *out, struct error *err)
+{
+	static struct crc32c_table tab;
+	struct error ignored;
+	uint32_t exe_crc;
+	char path[4096];
+
+	if (!cache_dir)
+		return codec_compress(c, level, in, out, err);
+	if (level == LEVEL_DEFAULT)
+		level = c->compressor->default_level;
+	if (packer_crc(&exe_crc, err) < 0)
+		return -1;
+	crc32c_init(&tab, 0);
+	snprintf(path, sizeof(path), "%s/%s-%d-%zu-%08x-%08x.payload", cache_dir, c->name, level, in->size,
+		 crc32c_update(&tab, 0, in->data, in->size), exe_crc);
+
+	if (read_file(path, out, &ignored) == 0) {
+		if (reproduces(c, out, in))
+			return 0;
+		free(out->data);
+		out->data = NULL;
+		out->size = 0;
+	}
+	if (codec_compress(c, level, in, out, err) < 0)
+		return -1;
+	if (mkdir(cache_dir, 0777) < 0 && errno != EEXIST)
+		fprintf(stderr, "bzpack: %s: payload cache not written: %s\n", cache_dir, strerror(errno));
+	else if (write_file_atomic(path, out->data, out->size, &ignored) < 0)
+		fprintf(stderr, "bzpack: %s: payload cache not written: %s\n", path, ignored.msg);
+	return 0;
+}
