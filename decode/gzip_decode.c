@@ -29,8 +29,11 @@
  *   The CRC-32 of the output (RFC 1952 8, the ISO 3309 polynomial) is
  *   computed with slicing-by-8 tables (Intel's technique), in three
  *   independent lanes joined by a multiplication modulo the polynomial,
- *   over output still in cache; the 64-bit fast loop also folds in 8
- *   bytes per iteration, and strides of zeros cost one multiplication.
+ *   over output still in cache (after each block), and strides of zeros
+ *   cost one multiplication.  Folding 8 bytes into the CRC inside the
+ *   fast loop instead was measured slower (~2-3 %, the register it needs
+ *   spills).  Table CRC is ~10 % of the decode time; libdeflate's
+ *   carry-less-multiply CRC is nearly free, but the stub has no SSE.
  *   Everything lives in the workspace; the CRC tables are computed there
  *   on every call (a few thousand instructions).
  *
@@ -731,21 +734,10 @@ static enum decode_status inflate_block(struct inflate *z)
 		const uint8_t *const in_limit = in_end - FAST_IN_MARGIN;
 		uint8_t *const out_limit = out_end - FAST_OUT_MARGIN;
 
-		/* 64-bit: the CRC of 8 bytes of finished output per iteration
-		 * rides along (an independent dependency chain that fills the
-		 * decoder's idle cycles); the strides take the rest. */
-		const uint8_t *crc_done = z->crc_done;
-		uint32_t crc = z->crc;
-		const uint32_t (*const t)[256] = z->ws->crc;
-
 		REFILL_FAST();
 		NEXT_LITLEN();
 		/* Guards every unchecked read and write of one iteration. */
 		while (in <= in_limit && out <= out_limit) {
-			if (BITBUF_BITS >= 64 && (size_t)(out - crc_done) >= 8) {
-				CRC_STEP8(t, crc, crc_done);
-				crc_done += 8;
-			}
 			/* 64-bit: every iteration starts with >= 56 bits.
 			 * 32-bit: each path refills when it needs to (a
 			 * 32-bit refill costs more than the test). */
@@ -800,8 +792,6 @@ static enum decode_status inflate_block(struct inflate *z)
 				}
 				if (e & E_EXC) {
 					st = (e >> E_VALUE_SHIFT) == E_VAL_EOB ? DECODE_OK : DECODE_CORRUPT;
-					z->crc = crc;
-					z->crc_done = crc_done;
 					goto fast_done;
 				}
 			}
@@ -856,8 +846,6 @@ static enum decode_status inflate_block(struct inflate *z)
 			copy_match_fast(out, dist, len);
 			out += len;
 		}
-		z->crc = crc;
-		z->crc_done = crc_done;
 		/* Give back the bits of the entry looked up ahead. */
 		bitbuf = saved;
 		bitsleft += e & E_DROP_MASK;

@@ -46,13 +46,16 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 # BENCH_DIGEST_<ident>: a digest of each codec's compressor glue, part of
 # the key of its cached compressed inputs, so that editing the glue (a new
 # default level, another library call) recompresses instead of timing the
-# old bytes.  Rewritten only when it changes, like the flags stamp.
+# old bytes.  A codec's glue may have a compressor of its own beside it,
+# tools/bzpack/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
+# Rewritten only when it changes, like the flags stamp.
 $(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/bzpack/compress_$(c).c) \
-		decode/codecs.def tools/bench/bench.mk
+		$(wildcard tools/bzpack/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
 	@mkdir -p $(@D)
 	@for c in $(CODECS); do \
 		printf '#define BENCH_DIGEST_%s "%s"\n' $$c \
-			"$$(sha256sum < tools/bzpack/compress_$$c.c | cut -c1-16)"; \
+			"$$(cat tools/bzpack/compress_$$c.c $$(ls tools/bzpack/compress_$${c}_opt.c 2>/dev/null) | \
+				sha256sum | cut -c1-16)"; \
 	done > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 

@@ -18,7 +18,8 @@
  *
  * Parsing
  *   A shortest-path search over blocks of up to OPT_BLOCK positions, as in
- *   LZMA's and zstd's optimal parsers, with exact byte costs.  LZO makes
+ *   LZMA's and zstd's optimal parsers, with exact byte costs plus a
+ *   fraction of a byte per instruction (see BYTE_UNITS).  LZO makes
  *   the cost of an instruction depend on the literals before it (1..3
  *   literals ride in the previous match's S bits for free, 4 or more need a
  *   literal-run instruction; a 2-byte match exists only after 1..3
@@ -76,6 +77,25 @@ _Static_assert((1u << SLOT_BITS) > M4_MAX_DIST_V0, "a slot is not reused while i
 _Static_assert(NICE_LEN >= RLE_MIN && NICE_LEN <= RLE_MAX, "zero runs shorter than NICE_LEN fit one instruction");
 
 #define INF              0x3fffffffu
+
+/* Path costs are in units: a byte of output costs BYTE_UNITS and each
+ * instruction the decoder has to dispatch (a match, a zero run, a
+ * literal-run opcode; not the 1..3 literals riding in a match's S bits)
+ * costs INSN_UNITS more.  With byte costs alone the parser settles the
+ * many near-ties (two literals or a 2-byte match, one long match or two
+ * shorter ones) by accident, and on i386's vmlinux it chose short
+ * instructions often enough to decode 7 % slower than liblzo2's lzo1x_999
+ * stream.  Measured on the Debian i386 vmlinux (our decoder, both
+ * streams; size relative to lzo1x_999's):
+ *     INSN_UNITS   0      1      4      8      12     16
+ *     size         0.989  0.989  0.989  0.990  0.995  1.017
+ *     MB/s vs lzo  0.93   1.05   1.06   1.07   1.11   1.19
+ * A mere tie-break (1) gives most of it.  4 (a quarter of a byte) keeps
+ * us smaller than lzo1x_999 with a margin on every input tests/test_lzo.c
+ * sizes, the worst its "semi" data of 2- and 3-byte matches (0.35 %);
+ * from 6 on that input is larger than lzo1x_999's. */
+#define BYTE_UNITS       16u
+#define INSN_UNITS       4u
 #define NSTATES          5
 #define STATE_RUN        4u
 
@@ -554,15 +574,16 @@ static void compress_all(struct parser *p)
 				struct node *const nx = &p->nodes[cur + 1];
 				uint32_t a, b;
 
-				nx->cost[1] = nd->cost[0] + (abs == 0 ? 2 : 1);     /* first byte */
-				nx->cost[2] = nd->cost[1] + 1;
-				nx->cost[3] = nd->cost[2] + 1;
+				/* At the start: the first byte's run instruction. */
+				nx->cost[1] = nd->cost[0] + (abs == 0 ? 2 * BYTE_UNITS + INSN_UNITS : BYTE_UNITS);
+				nx->cost[2] = nd->cost[1] + BYTE_UNITS;
+				nx->cost[3] = nd->cost[2] + BYTE_UNITS;
 				/* A run of 4 from 3 literals: S = 0 then, and a
 				 * run instruction (at the start: the first byte). */
-				a = nd->cost[3] + (abs == 3 ? 1 : 2);
+				a = nd->cost[3] + (abs == 3 ? BYTE_UNITS : 2 * BYTE_UNITS + INSN_UNITS);
 				b = nd->cost[STATE_RUN] < INF
-					    ? nd->cost[STATE_RUN] + run_cost(nd->rlen + 1, nd->rfirst) -
-						      run_cost(nd->rlen, nd->rfirst)
+					    ? nd->cost[STATE_RUN] + BYTE_UNITS * (run_cost(nd->rlen + 1, nd->rfirst) -
+						      run_cost(nd->rlen, nd->rfirst))
 					    : INF;
 				/* Equal costs: keep the run that is further from
 				 * its next extension byte (a cheaper run is never
@@ -599,7 +620,8 @@ static void compress_all(struct parser *p)
 					if (nd->cost[k] < nd->cost[lit13])
 						lit13 = k;
 				if (pair_dist && pair_dist <= M1A_MAX_DIST && nd->cost[lit13] < INF)
-					relax_match(&p->nodes[cur + 2], nd->cost[lit13] + 2, lit13, 2, pair_dist);
+					relax_match(&p->nodes[cur + 2], nd->cost[lit13] + 2 * BYTE_UNITS + INSN_UNITS,
+						    lit13, 2, pair_dist);
 				for (size_t k = 0; k < nm; k++) {
 					const size_t dist = p->m[k].dist;
 
@@ -608,15 +630,17 @@ static void compress_all(struct parser *p)
 
 						if (choose(len, dist, 0, v1, &c) == K_NONE)
 							continue;
-						relax_match(&p->nodes[cur + len], base + c, any, len, dist);
+						relax_match(&p->nodes[cur + len], base + c * BYTE_UNITS + INSN_UNITS,
+							    any, len, dist);
 						if (len == 3 && c > 2 && run < INF && dist >= M1B_MIN_DIST &&
 						    dist <= M1B_MAX_DIST)
-							relax_match(&p->nodes[cur + 3], run + 2, STATE_RUN, 3, dist);
+							relax_match(&p->nodes[cur + 3], run + 2 * BYTE_UNITS + INSN_UNITS,
+								    STATE_RUN, 3, dist);
 					}
 					prev = p->m[k].len;
 				}
 				for (size_t len = RLE_MIN; len <= z; len++)
-					relax_match(&p->nodes[cur + len], base + 4, any, len, 0);
+					relax_match(&p->nodes[cur + len], base + 4 * BYTE_UNITS + INSN_UNITS, any, len, 0);
 			}
 		}
 
