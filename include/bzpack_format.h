@@ -32,6 +32,11 @@
 #define LOADFLAG_LOADED_HIGH    0x01    /* protected-mode part loaded at 0x100000 */
 #define LOADFLAG_CAN_USE_HEAP   0x80
 
+/* xloadflags (protocol 2.12) */
+#define XLF_KERNEL_64           0x01    /* 64-bit entry at code32_start + BZPACK_ENTRY64_OFFSET */
+#define XLF_CAN_BE_LOADED_ABOVE_4G 0x02
+#define BZPACK_ENTRY64_OFFSET   0x200   /* boot.rst: "the 64-bit entry ... load address + 0x200" */
+
 #define BOOT_CS                 0x10    /* __BOOT_CS: flat 4 GiB code */
 #define BOOT_DS                 0x18    /* __BOOT_DS: flat 4 GiB data */
 #define BOOT_CS32_FOR_LONG_MODE 0x08    /* 32-bit code while head_64 builds long mode */

@@ -28,5 +28,5 @@ startup_32:
         xor     ebp, ebp                    ;
         jmp     eax                         ; into the kernel
 
-        EARLY_ERROR
-        GDT     CODE32_DESCRIPTOR
+        EARLY_ERROR early_error
+        HEAD_DATA CODE32_DESCRIPTOR

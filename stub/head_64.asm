@@ -1,10 +1,20 @@
-; head_64.asm - entry of a stub whose kernel runs in 64-bit long mode:
-; checks for long mode, identity-maps 4 GiB and enters it.
+; head_64.asm - entries of a stub whose kernel runs in 64-bit long mode.
+; Both identity-map 4 GiB with our own page tables in the scratch and meet
+; in long mode at start_64.
 ;
-; In:  the boot protocol's 32-bit entry: protected mode, paging off,
-;      CS = BOOT_CS, DS = ES = SS = BOOT_DS (flat), esi = boot_params,
-;      interrupts off.  From our own setup also ebp = BZPACK_SETUP_TSC_MAGIC
-;      and edi:ebx = its first rdtsc.
+; In, startup_32 (code32_start): the boot protocol's 32-bit entry:
+;      protected mode, paging off, CS = BOOT_CS, DS = ES = SS = BOOT_DS
+;      (flat), esi = boot_params, interrupts off.  From our own setup also
+;      ebp = BZPACK_SETUP_TSC_MAGIC and edi:ebx = its first rdtsc.
+;      startup_32 checks for long mode and enters it.
+; In, startup_64 (code32_start + BZPACK_ENTRY64_OFFSET, XLF_KERNEL_64): the
+;      boot protocol's 64-bit entry: long mode, the loader's page tables
+;      identity-mapping at least [load address, + init_size), boot_params
+;      and the command line; rsi = boot_params, interrupts off.  Those
+;      tables map too little for us (the initrd, setup_data, E820 holes),
+;      so startup_64 builds ours in the scratch, which init_size covers,
+;      and switches to them; identity maps on both sides make the switch
+;      safe wherever we run.
 ; Out: the kernel's 64-bit entry, as the boot protocol says: long mode,
 ;      paging on with 0-4 GiB identity-mapped (2 MiB pages in our scratch),
 ;      CS = BOOT_CS (64-bit), DS = ES = SS = BOOT_DS, rsi = boot_params.  Or a
@@ -23,6 +33,41 @@ CPUID_EXT_MAX           equ 0x80000000
 CPUID_EXT_FEATURES      equ 0x80000001
 CPUID_EDX_LM            equ 29
 PAGE_TABLE_DWORDS       equ (BZPACK_SCRATCH_PD + 4 * 0x1000) / 4
+CR4_LA57                equ 1 << 12
+
+; BUILD_IDENTITY_MAP: PML4, PDPT and four page directories at ebp (the
+; scratch) mapping 0-4 GiB onto itself with 2 MiB pages.  The same text
+; assembles for both entries: every instruction means the same in 32-bit
+; and 64-bit mode (32-bit registers, zero-extended; the scratch lies below
+; 4 GiB).  Clobbers eax, ecx, edx; keeps ebx, esi, edi, ebp.
+%macro BUILD_IDENTITY_MAP 0
+        mov     edx, edi                    ; rep stosd uses edi
+        mov     edi, ebp                    ; zero PML4, PDPT and the 4 PDs
+        mov     ecx, PAGE_TABLE_DWORDS      ;
+        xor     eax, eax                    ;
+        rep stosd                           ;
+        mov     edi, edx                    ;
+        lea     eax, [ebp + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
+        mov     [ebp + BZPACK_SCRATCH_PML4], eax ; PML4[0] -> PDPT: 0-512 GiB
+        xor     ecx, ecx                    ; PDPT[i] -> PD i, i = 0..3: 0-4 GiB
+%%pdpt:
+        mov     eax, ecx                    ;
+        shl     eax, 12                     ; i * 4 KiB
+        lea     eax, [ebp + eax + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
+        mov     [ebp + BZPACK_SCRATCH_PDPT + ecx * 8], eax
+        inc     ecx                         ;
+        cmp     ecx, 4                      ;
+        jb      %%pdpt                      ;
+        xor     ecx, ecx                    ; 2048 PDEs of 2 MiB: identity map
+%%pd:
+        mov     eax, ecx                    ;
+        shl     eax, 21                     ; i * 2 MiB
+        or      eax, PDE_2MIB_PAGE          ;
+        mov     [ebp + BZPACK_SCRATCH_PD + ecx * 8], eax ; high dword stays 0
+        inc     ecx                         ;
+        cmp     ecx, 4 * 512                ;
+        jb      %%pd                        ;
+%endmacro
 
         bits    32
         section .head progbits alloc exec nowrite align=16
@@ -42,32 +87,7 @@ startup_32:
         jnc     .no_long_mode               ;
         pop     ebx                         ;
 
-        push    edi                         ; rep stosd uses edi
-        mov     edi, ebp                    ; zero PML4, PDPT and the 4 PDs
-        mov     ecx, PAGE_TABLE_DWORDS      ;
-        xor     eax, eax                    ;
-        rep stosd                           ;
-        pop     edi                         ;
-        lea     eax, [ebp + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PML4], eax ; PML4[0] -> PDPT: 0-512 GiB
-        xor     ecx, ecx                    ; PDPT[i] -> PD i, i = 0..3: 0-4 GiB
-.pdpt:
-        mov     eax, ecx                    ;
-        shl     eax, 12                     ; i * 4 KiB
-        lea     eax, [ebp + eax + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PDPT + ecx * 8], eax
-        inc     ecx                         ;
-        cmp     ecx, 4                      ;
-        jb      .pdpt                       ;
-        xor     ecx, ecx                    ; 2048 PDEs of 2 MiB: identity map
-.pd:
-        mov     eax, ecx                    ;
-        shl     eax, 21                     ; i * 2 MiB
-        or      eax, PDE_2MIB_PAGE          ;
-        mov     [ebp + BZPACK_SCRATCH_PD + ecx * 8], eax ; high dword stays 0
-        inc     ecx                         ;
-        cmp     ecx, 4 * 512                ;
-        jb      .pd                         ;
+        BUILD_IDENTITY_MAP                  ; in the scratch at ebp
 
         mov     eax, cr4                    ;
         or      eax, CR4_PAE                ; long mode needs PAE paging
@@ -87,7 +107,59 @@ startup_32:
         mov     ecx, msg_no_long_mode       ;
         jmp     early_error                 ;
 
+        EARLY_ERROR early_error
+        HEAD_DATA CODE64_DESCRIPTOR
+
+        ; The 64-bit entry sits at a fixed offset (boot.rst: load address
+        ; + 0x200); linker/stub.ld checks it.
+        times   BZPACK_ENTRY64_OFFSET - ($ - startup_32) db 0xcc
+
         bits    64
+        default rel                         ; the 64-bit entry reads memory rip-relative
+        global  startup_64
+startup_64:
+        cli                                 ;
+        cld                                 ;
+        rdtsc                               ; no setup of ours ran: count from here
+        mov     ebx, eax                    ; edi:ebx = start cycles, as from startup_32
+        mov     edi, edx                    ;
+        lea     rax, [startup_64]           ; where the loader put us...
+        mov     edx, startup_64             ; ...must be where we are linked
+        cmp     rax, rdx                    ;
+        jne     .not_at_load_addr           ;
+        mov     rax, rsi                    ; boot_params within our 4 GiB map
+        shr     rax, 32                     ;
+        jnz     .bp_above_4g                ;
+        mov     rax, cr4                    ; our tables have 4 levels
+        test    eax, CR4_LA57               ;
+        jnz     .la57                       ;
+        lgdt    [gdt_ptr]                   ; ours: the loader's may be overwritten
+        push    BOOT_CS                     ; CS from our GDT: far return
+        lea     rax, [.reload]              ;
+        push    rax                         ;
+        o64 retf                            ;
+.reload:
+        mov     eax, BOOT_DS                ; flat data in every segment register
+        mov     ds, eax                     ;
+        mov     es, eax                     ;
+        mov     fs, eax                     ;
+        mov     gs, eax                     ;
+        mov     ss, eax                     ;
+        CHECK_SCRATCH early_error_64        ; ebp = scratch, esp = its stack
+        BUILD_IDENTITY_MAP                  ;
+        lea     eax, [rbp + BZPACK_SCRATCH_PML4] ;
+        mov     cr3, rax                    ; our tables from here on
+        jmp     start_64                    ;
+.not_at_load_addr:
+        lea     rcx, [msg_not_at_load_addr] ; rip-relative: we are not where linked
+        jmp     early_error_64              ;
+.bp_above_4g:
+        lea     rcx, [msg_bp_above_4g]      ;
+        jmp     early_error_64              ;
+.la57:
+        lea     rcx, [msg_la57]             ;
+        jmp     early_error_64              ;
+
 start_64:
         mov     edi, edi                    ; upper halves are undefined after
         mov     esi, esi                    ; the switch: zero-extend what we keep
@@ -104,8 +176,12 @@ start_64:
         xor     ebp, ebp                    ;
         jmp     rax                         ; into the kernel
 
-        bits    32
-        EARLY_ERROR
-        GDT     CODE64_DESCRIPTOR
+        EARLY_ERROR early_error_64
+msg_not_at_load_addr:
+        db      "bzpack: error: 64-bit entry away from 0x100000: this image is not relocatable", 10, 0
+msg_bp_above_4g:
+        db      "bzpack: error: boot_params above 4 GiB", 10, 0
+msg_la57:
+        db      "bzpack: error: 5-level paging at the 64-bit entry is not supported", 10, 0
 msg_no_long_mode:
         db      "bzpack: error: this kernel is 64-bit and the CPU has no long mode", 10, 0

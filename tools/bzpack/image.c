@@ -61,7 +61,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
  * SETUP_LOADER_FIELDS); every other field set here is in SETUP_CRC_FIELDS,
  * which the stub checks against the loader's copy. */
 static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
-			      uint64_t version_offset)
+			      uint64_t version_offset, int bits)
 {
 	memset(h, 0, sizeof(*h));
 	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
@@ -78,6 +78,8 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->kernel_alignment = 4096;
 	h->relocatable_kernel = 0;
 	h->min_alignment = 12;
+	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64). */
+	h->xloadflags = bits == 64 ? XLF_KERNEL_64 : 0;
 	h->cmdline_size = CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
@@ -145,7 +147,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	memcpy(rm, setup.data, setup.size);
 	memcpy(rm + version_offset, version, version_len);
 	struct setup_header sh;
-	fill_setup_header(&sh, l, version_offset);
+	fill_setup_header(&sh, l, version_offset, k->bits);
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
 
 	memcpy(pm, stub.data, stub.size);

@@ -1,0 +1,87 @@
+; testloader_entry.asm - the multiboot entry of the test loader
+; (images/testloader.c): a boot loader that uses the boot protocol's 64-bit
+; entry, which neither QEMU -kernel nor GRUB's BIOS path does.  QEMU boots
+; it with -kernel (multiboot, ELF32) and hands the bzImage over as a module.
+;
+; In:  multiboot: 32-bit protected mode, paging off, flat segments,
+;      eax = 0x2badb002, ebx = the multiboot information.
+; Out: testloader_main(magic, info) prepares boot_params, the image and
+;      page tables and calls enter_64(), below, which switches to long mode
+;      and jumps to the 64-bit entry with rsi = boot_params.
+
+MULTIBOOT_MAGIC         equ 0x1badb002
+MULTIBOOT_FLAGS         equ 0x3             ; modules page-aligned, memory map wanted
+CR4_PAE                 equ 1 << 5
+CR0_PG                  equ 1 << 31
+MSR_EFER                equ 0xc0000080
+EFER_LME                equ 1 << 8
+LOADER_CS64             equ 0x08
+LOADER_DS               equ 0x10
+STACK_SIZE              equ 0x4000
+
+        bits    32
+        global  _start, enter_64
+        extern  testloader_main
+
+        section .multiboot progbits alloc noexec nowrite align=4
+        dd      MULTIBOOT_MAGIC, MULTIBOOT_FLAGS, -(MULTIBOOT_MAGIC + MULTIBOOT_FLAGS)
+
+        section .text
+_start:
+        mov     esp, stack_top              ;
+        cld                                 ;
+        push    ebx                         ; testloader_main(magic, info)
+        push    eax                         ;
+        call    testloader_main             ; returns only by enter_64 or exit
+.halt:
+        cli                                 ;
+        hlt                                 ;
+        jmp     .halt                       ;
+
+; enter_64(uint32_t pml4, uint32_t entry, uint32_t boot_params): cdecl.
+; Never returns.
+enter_64:
+        mov     eax, [esp + 4]              ; the page tables the C built
+        mov     edi, [esp + 8]              ; edi = entry
+        mov     esi, [esp + 12]             ; esi = boot_params
+        lgdt    [gdt_ptr]                   ;
+        mov     cr3, eax                    ;
+        mov     eax, cr4                    ;
+        or      eax, CR4_PAE                ;
+        mov     cr4, eax                    ;
+        mov     ecx, MSR_EFER               ;
+        rdmsr                               ;
+        or      eax, EFER_LME               ;
+        wrmsr                               ;
+        mov     eax, cr0                    ;
+        or      eax, CR0_PG                 ;
+        mov     cr0, eax                    ;
+        jmp     LOADER_CS64:.long_mode      ;
+        bits    64
+.long_mode:
+        mov     eax, LOADER_DS              ;
+        mov     ds, eax                     ;
+        mov     es, eax                     ;
+        mov     ss, eax                     ;
+        mov     edi, edi                    ; zero-extend: the upper halves
+        mov     esi, esi                    ; are undefined after the switch
+        xor     ebx, ebx                    ; nothing else is promised
+        xor     ebp, ebp                    ;
+        jmp     rdi                         ; the 64-bit entry, rsi = boot_params
+        bits    32
+
+        section .rodata
+        align   8
+gdt:
+        dq      0                           ; null
+        dq      0x00af9b000000ffff          ; 0x08 64-bit code
+        dq      0x00cf93000000ffff          ; 0x10 data
+gdt_end:
+gdt_ptr:
+        dw      gdt_end - gdt - 1
+        dd      gdt
+
+        section .bss
+        alignb  16
+        resb    STACK_SIZE
+stack_top:
