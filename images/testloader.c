@@ -11,8 +11,11 @@
  * image as the first module and its command line after the file name:
  *   -initrd "image.bzimage console=ttyS0 ...[,initrd]"
  * A second module, if any, is handed over as the initrd.
- * testloader.load=ADDR on that command line (taken out before the kernel
- * sees it) puts the protected-mode part at ADDR instead of code32_start.
+ * Two options on that command line, taken out before the kernel sees them:
+ * testloader.load=ADDR puts the protected-mode part at ADDR instead of
+ * code32_start (a relocatable image only), and testloader.entry=32 enters
+ * at the 32-bit entry instead (protected mode, paging off), as GRUB's and
+ * kexec-tools' 32-bit paths do.
  *
  * Prints "testloader: ..." lines on COM1; on an error a "testloader: error:"
  * line and QEMU exits with isa-debug-exit status 0x12 (QEMU status 37).
@@ -37,6 +40,7 @@
 #define PDE_2MIB_PAGE           0x083
 #define CMDLINE_MAX             2048
 #define LOAD_OPTION             "testloader.load="
+#define ENTRY_OPTION            "testloader.entry=32"
 
 struct multiboot_info {
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline;
@@ -57,6 +61,7 @@ struct multiboot_mmap {
 
 void testloader_main(uint32_t magic, const struct multiboot_info *mbi);
 __attribute__((noreturn)) void enter_64(uint32_t pml4, uint32_t entry, uint32_t boot_params);
+__attribute__((noreturn)) void enter_32(uint32_t entry, uint32_t boot_params);
 
 extern char _loader_start[], _loader_end[];
 
@@ -135,8 +140,9 @@ static uint64_t parse_hex(const char *s)
 }
 
 /* The module's string is "<file> <kernel command line>": the command line
- * without the file name and without our own option, which sets *load. */
-static void take_cmdline(const char *s, uint64_t *load)
+ * without the file name and without our own options, which set *load and
+ * *entry32. */
+static void take_cmdline(const char *s, uint64_t *load, int *entry32)
 {
 	uint32_t n = 0;
 
@@ -147,6 +153,8 @@ static void take_cmdline(const char *s, uint64_t *load)
 			s++;
 		if (starts_with(s, LOAD_OPTION))
 			*load = parse_hex(s + sizeof(LOAD_OPTION) - 1);
+		else if (starts_with(s, ENTRY_OPTION))
+			*entry32 = 1;
 		else
 			for (; *s && *s != ' ' && n + 2 < CMDLINE_MAX; s++)
 				cmdline[n++] = *s;
@@ -188,15 +196,20 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 	const struct setup_header *hdr = (const void *)(file + SETUP_HEADER_OFFSET);
 	if (hdr->boot_flag != SETUP_BOOT_FLAG || hdr->header != SETUP_HDRS_MAGIC || hdr->version < 0x20c)
 		error("not a bzImage of boot protocol 2.12 or later");
-	if (!(hdr->xloadflags & XLF_KERNEL_64))
-		error("image has no 64-bit entry (XLF_KERNEL_64)");
+
 	uint32_t setup_size = ((hdr->setup_sects ? hdr->setup_sects : 4) + 1) * SECTOR_SIZE;
 	if (setup_size >= file_size)
 		error("setup_sects runs past the file");
 	uint32_t prot_size = file_size - setup_size;
 
 	uint64_t load = hdr->code32_start;
-	take_cmdline((const char *)(uintptr_t)mod[0].string, &load);
+	int entry32 = 0;
+	take_cmdline((const char *)(uintptr_t)mod[0].string, &load, &entry32);
+	if (!entry32 && !(hdr->xloadflags & XLF_KERNEL_64))
+		error("image has no 64-bit entry (XLF_KERNEL_64)");
+	if (load != hdr->code32_start &&
+	    (!hdr->relocatable_kernel || !hdr->kernel_alignment || (uint32_t)load % hdr->kernel_alignment))
+		error("image is not relocatable, or not to this alignment");
 	uint64_t load_end = load + (hdr->init_size > prot_size ? hdr->init_size : prot_size);
 	if (load < 0x100000 || load_end > (uint64_t)(uintptr_t)_loader_start)
 		error("image would not fit between 1 MiB and this loader");
@@ -228,6 +241,14 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 	map(load, load_end);
 	map((uintptr_t)_loader_start, (uintptr_t)_loader_end);   /* boot_params, cmdline */
 
+	if (entry32) {
+		puts_serial("testloader: 32-bit entry at ");
+		put_hex(load);
+		puts_serial(", boot_params at ");
+		put_hex((uintptr_t)&bp);
+		puts_serial("\n");
+		enter_32((uint32_t)load, (uint32_t)(uintptr_t)&bp);
+	}
 	uint64_t entry = load + BZPACK_ENTRY64_OFFSET;
 	puts_serial("testloader: 64-bit entry at ");
 	put_hex(entry);

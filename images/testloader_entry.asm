@@ -7,7 +7,10 @@
 ;      eax = 0x2badb002, ebx = the multiboot information.
 ; Out: testloader_main(magic, info) prepares boot_params, the image and
 ;      page tables and calls enter_64(), below, which switches to long mode
-;      and jumps to the 64-bit entry with rsi = boot_params.
+;      and jumps to the 64-bit entry with rsi = boot_params, or enter_32(),
+;      which jumps to the 32-bit entry with esi = boot_params.  Both with
+;      the GDT the protocol asks for: CS = BOOT_CS (0x10), DS = ES = SS =
+;      BOOT_DS (0x18), flat.
 
 MULTIBOOT_MAGIC         equ 0x1badb002
 MULTIBOOT_FLAGS         equ 0x3             ; modules page-aligned, memory map wanted
@@ -15,12 +18,12 @@ CR4_PAE                 equ 1 << 5
 CR0_PG                  equ 1 << 31
 MSR_EFER                equ 0xc0000080
 EFER_LME                equ 1 << 8
-LOADER_CS64             equ 0x08
-LOADER_DS               equ 0x10
+BOOT_CS                 equ 0x10
+BOOT_DS                 equ 0x18
 STACK_SIZE              equ 0x4000
 
         bits    32
-        global  _start, enter_64
+        global  _start, enter_64, enter_32
         extern  testloader_main
 
         section .multiboot progbits alloc noexec nowrite align=4
@@ -44,7 +47,7 @@ enter_64:
         mov     eax, [esp + 4]              ; the page tables the C built
         mov     edi, [esp + 8]              ; edi = entry
         mov     esi, [esp + 12]             ; esi = boot_params
-        lgdt    [gdt_ptr]                   ;
+        lgdt    [gdt64_ptr]                 ;
         mov     cr3, eax                    ;
         mov     eax, cr4                    ;
         or      eax, CR4_PAE                ;
@@ -56,10 +59,10 @@ enter_64:
         mov     eax, cr0                    ;
         or      eax, CR0_PG                 ;
         mov     cr0, eax                    ;
-        jmp     LOADER_CS64:.long_mode      ;
+        jmp     BOOT_CS:.long_mode          ;
         bits    64
 .long_mode:
-        mov     eax, LOADER_DS              ;
+        mov     eax, BOOT_DS                ;
         mov     ds, eax                     ;
         mov     es, eax                     ;
         mov     ss, eax                     ;
@@ -70,16 +73,41 @@ enter_64:
         jmp     rdi                         ; the 64-bit entry, rsi = boot_params
         bits    32
 
+; enter_32(uint32_t entry, uint32_t boot_params): cdecl.  Never returns.
+enter_32:
+        mov     edi, [esp + 4]              ; entry
+        mov     esi, [esp + 8]              ; esi = boot_params
+        lgdt    [gdt32_ptr]                 ;
+        jmp     BOOT_CS:.reload             ;
+.reload:
+        mov     eax, BOOT_DS                ;
+        mov     ds, eax                     ;
+        mov     es, eax                     ;
+        mov     ss, eax                     ;
+        mov     eax, edi                    ;
+        xor     ebx, ebx                    ; the protocol wants these zero
+        xor     edi, edi                    ;
+        xor     ebp, ebp                    ;
+        jmp     eax                         ; the 32-bit entry, esi = boot_params
+
         section .rodata
         align   8
-gdt:
-        dq      0                           ; null
-        dq      0x00af9b000000ffff          ; 0x08 64-bit code
-        dq      0x00cf93000000ffff          ; 0x10 data
-gdt_end:
-gdt_ptr:
-        dw      gdt_end - gdt - 1
-        dd      gdt
+gdt64:
+        dq      0, 0                        ; null, unused
+        dq      0x00af9b000000ffff          ; 0x10 BOOT_CS: 64-bit code
+        dq      0x00cf93000000ffff          ; 0x18 BOOT_DS: data, flat 4 GiB
+gdt64_end:
+gdt32:
+        dq      0, 0                        ; null, unused
+        dq      0x00cf9b000000ffff          ; 0x10 BOOT_CS: 32-bit code, flat 4 GiB
+        dq      0x00cf93000000ffff          ; 0x18 BOOT_DS
+gdt32_end:
+gdt64_ptr:
+        dw      gdt64_end - gdt64 - 1
+        dd      gdt64
+gdt32_ptr:
+        dw      gdt32_end - gdt32 - 1
+        dd      gdt32
 
         section .bss
         alignb  16

@@ -1,4 +1,5 @@
 ; head_32.asm - entry of a stub whose kernel runs in 32-bit protected mode.
+; Position independent, like all of the stub (head_common.inc).
 ;
 ; In:  the boot protocol's 32-bit entry: protected mode, paging off,
 ;      CS = BOOT_CS, DS = ES = SS = BOOT_DS (flat), esi = boot_params,
@@ -28,5 +29,5 @@ startup_32:
         xor     ebp, ebp                    ;
         jmp     eax                         ; into the kernel
 
-        EARLY_ERROR early_error
+        EARLY_ERROR early_error, ecx
         HEAD_DATA CODE32_DESCRIPTOR

@@ -101,13 +101,18 @@ startup_32:
         mov     eax, cr0                    ;
         or      eax, CR0_PG                 ; paging on: long mode active
         mov     cr0, eax                    ;
-        jmp     BOOT_CS:start_64            ; 64-bit code segment
+        push    dword BOOT_CS               ; the 64-bit code segment:
+        LOAD_ADDRESS eax                    ; far return to start_64
+        add     eax, start_64 - startup_32  ;
+        push    eax                         ;
+        retf                                ;
 
 .no_long_mode:
-        mov     ecx, msg_no_long_mode       ;
+        LOAD_ADDRESS ecx                    ;
+        add     ecx, msg_no_long_mode - startup_32 ;
         jmp     early_error                 ;
 
-        EARLY_ERROR early_error
+        EARLY_ERROR early_error, ecx
         HEAD_DATA CODE64_DESCRIPTOR
 
         ; The 64-bit entry sits at a fixed offset (boot.rst: load address
@@ -123,17 +128,24 @@ startup_64:
         rdtsc                               ; no setup of ours ran: count from here
         mov     ebx, eax                    ; edi:ebx = start cycles, as from startup_32
         mov     edi, edx                    ;
-        lea     rax, [startup_64]           ; where the loader put us...
-        mov     edx, startup_64             ; ...must be where we are linked
-        cmp     rax, rdx                    ;
-        jne     .not_at_load_addr           ;
+        mov     dword [rsi + BP_scratch], BZPACK_ENTRY_64 ; which entry, for C
+        lea     rdx, [startup_32]           ; rdx = load address
+        mov     rax, rdx                    ; we and our scratch below 4 GiB
+        shr     rax, 32                     ;   (32-bit registers below)
+        jnz     .above_4g                   ;
         mov     rax, rsi                    ; boot_params within our 4 GiB map
         shr     rax, 32                     ;
         jnz     .bp_above_4g                ;
         mov     rax, cr4                    ; our tables have 4 levels
         test    eax, CR4_LA57               ;
         jnz     .la57                       ;
-        lgdt    [gdt_ptr]                   ; ours: the loader's may be overwritten
+        CHECK_SCRATCH early_error_64        ; ebp = scratch, esp = its stack top
+        lea     rax, [gdt]                  ; our GDT: the loader's may be overwritten
+        sub     rsp, 16                     ;
+        mov     [rsp + 8], rax              ;   base at [rsp + 8]
+        mov     word [rsp + 6], gdt_end - gdt - 1 ; limit at [rsp + 6]
+        lgdt    [rsp + 6]                   ;
+        add     rsp, 16                     ;
         push    BOOT_CS                     ; CS from our GDT: far return
         lea     rax, [.reload]              ;
         push    rax                         ;
@@ -145,13 +157,12 @@ startup_64:
         mov     fs, eax                     ;
         mov     gs, eax                     ;
         mov     ss, eax                     ;
-        CHECK_SCRATCH early_error_64        ; ebp = scratch, esp = its stack
-        BUILD_IDENTITY_MAP                  ;
+        BUILD_IDENTITY_MAP                  ; in the scratch, which init_size covers
         lea     eax, [rbp + BZPACK_SCRATCH_PML4] ;
         mov     cr3, rax                    ; our tables from here on
         jmp     start_64                    ;
-.not_at_load_addr:
-        lea     rcx, [msg_not_at_load_addr] ; rip-relative: we are not where linked
+.above_4g:
+        lea     rcx, [msg_above_4g]         ;
         jmp     early_error_64              ;
 .bp_above_4g:
         lea     rcx, [msg_bp_above_4g]      ;
@@ -164,6 +175,7 @@ start_64:
         mov     edi, edi                    ; upper halves are undefined after
         mov     esi, esi                    ; the switch: zero-extend what we keep
         mov     ebx, ebx                    ;
+        mov     esp, esp                    ;
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)
@@ -176,9 +188,9 @@ start_64:
         xor     ebp, ebp                    ;
         jmp     rax                         ; into the kernel
 
-        EARLY_ERROR early_error_64
-msg_not_at_load_addr:
-        db      "bzpack: error: 64-bit entry away from 0x100000: this image is not relocatable", 10, 0
+        EARLY_ERROR early_error_64, rcx
+msg_above_4g:
+        db      "bzpack: error: loaded above 4 GiB (this stub runs below)", 10, 0
 msg_bp_above_4g:
         db      "bzpack: error: boot_params above 4 GiB", 10, 0
 msg_la57:

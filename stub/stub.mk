@@ -39,10 +39,13 @@ $(B)/stub/64/head.o: stub/head_64.asm stub/head_common.inc $(GEN_INC)
 LD_EMULATION_32 := elf_i386
 LD_EMULATION_64 := elf_x86_64
 
-# stub_rule codec bits
+# stub_rule codec bits.  -pie: see linker/stub.ld.  The stub becomes one
+# flat binary, so its ELF segments' permissions mean nothing (i386's
+# .got.plt makes one writable): no warning about them.
 define stub_rule
 $(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
-	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -static --build-id=none -z noexecstack -L$(B)/gen \
+	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
+		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))

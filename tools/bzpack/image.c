@@ -2,10 +2,12 @@
  *
  *   file:   [setup.bin | kernel_version string | pad to a sector]   real-mode part
  *           [stub | bzpack_header | payload | pad to 16]           protected-mode part
- *   memory: the protected-mode part at BZPACK_LOAD_ADDR; the kernel at its
- *           own physical addresses; above both, the stub's scratch, then
- *           the decoder's workspace, and above that the moved payload
- *           when it overlaps the kernel.
+ *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
+ *           loaders put it; others may put it anywhere, and everything
+ *           below moves with it but the kernel); the kernel at its own
+ *           physical addresses; above both, the stub's scratch, then the
+ *           decoder's workspace, and above that the moved payload when it
+ *           overlaps the kernel.
  */
 #include "image.h"
 
@@ -75,9 +77,11 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->loadflags = LOADFLAG_LOADED_HIGH;
 	h->code32_start = BZPACK_LOAD_ADDR;
 	h->initrd_addr_max = INITRD_ADDR_MAX;
-	h->kernel_alignment = 4096;
-	h->relocatable_kernel = 0;
-	h->min_alignment = 12;
+	/* The stub runs wherever a 32-bit or 64-bit loader puts it (it is
+	 * position independent; the kernel still goes to its own address). */
+	h->kernel_alignment = BZPACK_LOAD_ALIGN;
+	h->relocatable_kernel = 1;
+	h->min_alignment = (uint8_t)__builtin_ctz(BZPACK_LOAD_ALIGN);
 	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64). */
 	h->xloadflags = bits == 64 ? XLF_KERNEL_64 : 0;
 	h->cmdline_size = CMDLINE_SIZE - 1;
@@ -108,8 +112,8 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->out_size = (uint32_t)k->blob.size;
 	h->zero_size = (uint32_t)k->zero_size;
 	h->entry = k->entry;
-	h->scratch_addr = (uint32_t)l->scratch;
-	h->scratch_addr_check = ~(uint32_t)l->scratch;
+	h->scratch_offset = (uint32_t)(l->scratch - BZPACK_LOAD_ADDR);
+	h->scratch_offset_check = ~h->scratch_offset;
 	h->init_size = (uint32_t)l->init_size;
 	h->workspace_size = (uint32_t)l->workspace_size;
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
