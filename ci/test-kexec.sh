@@ -1,20 +1,18 @@
 # test-kexec.sh - a bzpack image as the second kernel of kexec: Debian's
 # amd64 kernel boots an initramfs carrying this machine's kexec-tools
 # (ci/mkinitramfs.sh -k), which loads the image with `kexec -l` and starts
-# it with `kexec -e`.  kexec-tools takes only images with both
-# XLF_KERNEL_64 and XLF_CAN_BE_LOADED_ABOVE_4G through its bzImage64 path
-# (the 64-bit entry); ours, without the second, go through its 32-bit
-# bzImage path, entered at code32_start wherever it put them: the report
-# line's entry= says which.  Debian's own vmlinuz as the second kernel is
-# the reference.
+# it with `kexec -e`.  kexec-tools takes images with relocatable_kernel,
+# XLF_KERNEL_64 and XLF_CAN_BE_LOADED_ABOVE_4G through its bzImage64 path:
+# wherever it likes, entered at the 64-bit entry (the report line's
+# entry=64 says so; before those flags it took its 32-bit path).  Debian's
+# own vmlinuz as the second kernel is the reference.
 DEB=$B/debian
 KEXEC=$(command -v kexec || echo /sbin/kexec)
 # no_timer_check: under TCG on a busy machine Linux's IO-APIC timer check
 # can fail and panic the first kernel, which is not what this tests.
 KX_FIRST_CMDLINE="console=ttyS0 panic=-1 no_timer_check"
 KX_SECOND_CMDLINE="console=ttyS0 panic=-1 no_timer_check"
-# kexec-tools' path for our images: 64 once they can be loaded above 4 GiB.
-KX_ENTRY=32
+KX_ENTRY=64                     # kexec-tools' bzImage64 path
 KX_MARKER="^bzpack-initramfs: userspace reached"
 
 kx_ready() {

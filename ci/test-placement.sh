@@ -6,10 +6,12 @@
 # mode with page tables mapping only what boot.rst promises ([load address,
 # + init_size), boot_params, the command line: anything else the stub
 # touched before building its own tables would fault and stop QEMU), or at
-# the 32-bit entry, and at 1 MiB or anywhere else (testloader.load=).
+# the 32-bit entry, and at 1 MiB or anywhere else (testloader.load=),
+# above 4 GiB too (QEMU -m 6G puts 3 GiB of RAM at 4-7 GiB).
 LOADER=$B/images/testloader.elf
 CMDLINE="bzpack-test console=ttyS0 marker=64"
 ELSEWHERE=0x2000000               # above testkern's 16-19 MiB, 4 KiB aligned
+ABOVE_4G=0x13fe00000              # 5 GiB - 2 MiB: the image spans a GiB boundary
 
 # setup_header field of an image file, little-endian: setup_field FILE OFFSET BYTES
 setup_field() {
@@ -23,14 +25,14 @@ fi
 . "$B/gen/bzpack_format.sh"
 
 # The header: both word sizes relocatable to 4 KiB; only 64-bit images
-# have the 64-bit entry.
+# have the 64-bit entry, and may be loaded above 4 GiB.
 for bits in 32 64; do
 	img=$T/place-testkern$bits.img
 	if ! out=$($BZPACK -c lz4 -o "$img" "$B/images/testkern$bits.elf" 2>&1); then
 		fail "pack testkern$bits for the placement tests" "$out"; continue
 	fi
 	want=0
-	[ $bits = 64 ] && want=$XLF_KERNEL_64
+	[ $bits = 64 ] && want=$((XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G))
 	got=$(setup_field "$img" "$SETUP_HDR_xloadflags" 2)
 	check "testkern$bits image: xloadflags $got, want $want" test "$got" = "$want"
 	got=$(setup_field "$img" "$SETUP_HDR_relocatable_kernel" 1)/$(setup_field "$img" "$SETUP_HDR_kernel_alignment" 4)
@@ -38,14 +40,14 @@ for bits in 32 64; do
 		test "$got" = "1/$BZPACK_LOAD_ALIGN"
 done
 
-# boot_loader NAME IMAGE LOADER-ARGS LOADER-LINE BITS CODEC: boot IMAGE
-# through the test loader and expect testkern's OK; the loader's own line
-# must name the entry, and the report line's entry= must agree.
+# boot_loader NAME IMAGE LOADER-ARGS LOADER-LINE BITS CODEC [MEM]: boot
+# IMAGE through the test loader and expect testkern's OK; the loader's own
+# line must name the entry, and the report line's entry= must agree.
 boot_loader() {
-	local name=$1 img=$2 args=$3 entry_line=$4 bits=$5 codec=$6
+	local name=$1 img=$2 args=$3 entry_line=$4 bits=$5 codec=$6 mem=${7:-1G}
 	local log=$T/place-$(tr -c 'a-z0-9\n' - <<<"$name" | head -c 60).log
 	local entry=${entry_line%%-bit*}
-	boot "$name" 33 "$LOADER" "$log" -m 1G -i "$img $CMDLINE $args" || return
+	boot "$name" 33 "$LOADER" "$log" -m "$mem" -i "$img $CMDLINE $args" || return
 	if ! grep -q "^testloader: $entry_line" "$log"; then
 		fail "$name" "the loader did not say '$entry_line'"
 	elif ! grep -q "^bzpack: codec=$codec .* bits=$bits entry=$entry$" "$log"; then
@@ -58,8 +60,8 @@ boot_loader() {
 }
 
 # Every codec (the heads are shared, the position-independent C differs
-# per stub): the 64-bit entry at 1 MiB and elsewhere, the 32-bit entry
-# elsewhere for both word sizes.
+# per stub): the 64-bit entry at 1 MiB, elsewhere and above 4 GiB, the
+# 32-bit entry elsewhere for both word sizes.
 for codec in $(codecs); do
 	for bits in 32 64; do
 		img=$T/place-$codec-$bits.img
@@ -73,6 +75,8 @@ for codec in $(codecs); do
 			"64-bit entry at 0x100200," 64 $codec
 		boot_loader "testkern64 $codec: 64-bit entry at $ELSEWHERE" "$img" \
 			"testloader.load=$ELSEWHERE" "64-bit entry at $(printf 0x%x $((ELSEWHERE + 0x200)))," 64 $codec
+		boot_loader "testkern64 $codec: 64-bit entry at $ABOVE_4G" "$img" \
+			"testloader.load=$ABOVE_4G" "64-bit entry at $(printf 0x%x $((ABOVE_4G + 0x200)))," 64 $codec 6G
 	done
 done
 
@@ -91,13 +95,12 @@ boot "$name" 100 "$LOADER" "$log" -m 1G -t 30 \
 	check "$name" grep -q "^bzpack: error: kernel would overwrite low memory or this stub" "$log"
 
 # Debian's kernels, repacked, to userspace: amd64 through the 64-bit entry
-# at 1 MiB and at 96 MiB, i386 through the 32-bit entry at 96 MiB.
+# at 1 MiB and at 5 GiB, i386 through the 32-bit entry at 96 MiB.
 DEB=$B/debian
 MARKER="^bzpack-initramfs: userspace reached"
-DEB_ELSEWHERE=0x6000000
-for spec in "amd64 64 64 " "amd64 64 64 $DEB_ELSEWHERE" "i386 32 32 $DEB_ELSEWHERE"; do
+for spec in "amd64 64 64 1G" "amd64 64 64 6G 0x140000000" "i386 32 32 1G 0x6000000"; do
 	set -- $spec
-	arch=$1 bits=$2 entry=$3 at=${4:-}
+	arch=$1 bits=$2 entry=$3 mem=$4 at=${5:-}
 	name="Debian $arch through the $entry-bit entry at ${at:-1 MiB} reaches userspace"
 	if [ ! -s "$DEB/$arch/vmlinuz" ] || [ ! -s "$DEB/$arch/busybox" ]; then
 		skip "$name" "no Debian kernel in $DEB (ci/fetch-debian.sh)"; continue
@@ -111,7 +114,7 @@ for spec in "amd64 64 64 " "amd64 64 64 $DEB_ELSEWHERE" "i386 32 32 $DEB_ELSEWHE
 	[ -s "$initrd" ] || bash ci/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
 	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
 		fail "$name" "$out"
-	elif boot "$name" 0 "$LOADER" "$log" -m 1G -t 120 -e "$MARKER" -i "$img $args,$initrd"; then
+	elif boot "$name" 0 "$LOADER" "$log" -m "$mem" -t 120 -e "$MARKER" -i "$img $args,$initrd"; then
 		check "$name" grep -q "^testloader: $entry-bit entry at $(printf 0x%x $((${at:-0x100000} + (entry == 64 ? 0x200 : 0))))," "$log"
 		check "$name: entry=$entry" test "$(report_field "$log" entry)" = "$entry"
 	fi

@@ -60,7 +60,17 @@ struct multiboot_mmap {
 } __attribute__((packed));
 
 void testloader_main(uint32_t magic, const struct multiboot_info *mbi);
-__attribute__((noreturn)) void enter_64(uint32_t pml4, uint32_t entry, uint32_t boot_params);
+/* What enter_64 does in long mode: copy the protected-mode part (it may go
+ * above 4 GiB, out of this 32-bit C's reach), then jump.  Offsets are
+ * fixed: images/testloader_entry.asm reads them. */
+struct handoff {
+	uint64_t entry;                 /* 0x00 */
+	uint64_t copy_dst;              /* 0x08 */
+	uint32_t copy_src, copy_len;    /* 0x10, 0x14 */
+	uint32_t boot_params, pml4;     /* 0x18, 0x1c */
+} __attribute__((packed));
+_Static_assert(sizeof(struct handoff) == 0x20, "handoff layout");
+__attribute__((noreturn)) void enter_64(const struct handoff *h);
 __attribute__((noreturn)) void enter_32(uint32_t entry, uint32_t boot_params);
 
 extern char _loader_start[], _loader_end[];
@@ -70,7 +80,9 @@ static struct boot_params bp __attribute__((aligned(4096)));
 static char cmdline[CMDLINE_MAX];
 static uint64_t pml4[512] __attribute__((aligned(4096)));
 static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[4][512] __attribute__((aligned(4096)));
+static uint64_t pd[4][512] __attribute__((aligned(4096)));          /* 0-4 GiB */
+static uint64_t pd_high[3][512] __attribute__((aligned(4096)));     /* GiB above */
+static struct handoff handoff;
 
 static void putc_serial(char c)
 {
@@ -168,13 +180,23 @@ static void take_cmdline(const char *s, uint64_t *load, int *entry32)
 	cmdline[n] = 0;
 }
 
-/* Identity-map [start, end) with 2 MiB pages, below 4 GiB. */
+/* Identity-map [start, end) with 2 MiB pages: below 4 GiB through pd[],
+ * above through the next free pd_high[] (up to 512 GiB). */
 static void map(uint64_t start, uint64_t end)
 {
+	static unsigned high_used;
+
 	for (uint64_t a = start & ~(uint64_t)(PAGE_2M - 1); a < end; a += PAGE_2M) {
-		if (a >> 32)
-			error("cannot map above 4 GiB");
-		pd[a >> 30][(a >> 21) & 511] = a | PDE_2MIB_PAGE;
+		uint32_t gib = (uint32_t)(a >> 30);
+		if (gib >= 512)
+			error("cannot map above 512 GiB");
+		if (!pdpt[gib]) {
+			if (high_used == 3)
+				error("too many GiB above 4 GiB to map");
+			pdpt[gib] = (uint32_t)(uintptr_t)pd_high[high_used++] | PTE_PRESENT_WRITABLE;
+		}
+		uint64_t *dir = (uint64_t *)(uintptr_t)(uint32_t)(pdpt[gib] & ~(uint64_t)0xfff);
+		dir[(a >> 21) & 511] = a | PDE_2MIB_PAGE;
 	}
 }
 
@@ -211,8 +233,11 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 	    (!hdr->relocatable_kernel || !hdr->kernel_alignment || (uint32_t)load % hdr->kernel_alignment))
 		error("image is not relocatable, or not to this alignment");
 	uint64_t load_end = load + (hdr->init_size > prot_size ? hdr->init_size : prot_size);
-	if (load < 0x100000 || load_end > (uint64_t)(uintptr_t)_loader_start)
-		error("image would not fit between 1 MiB and this loader");
+	if (load < 0x100000 || (load < 1ull << 32 && load_end > (uint64_t)(uintptr_t)_loader_start))
+		error("image would not fit between 1 MiB and this loader, or above 4 GiB");
+	if (load_end > 1ull << 32 &&
+	    (entry32 || load < 1ull << 32 || !(hdr->xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G)))
+		error("image cannot run above 4 GiB (XLF_CAN_BE_LOADED_ABOVE_4G, the 64-bit entry)");
 
 	/* boot_params: zeroes, the setup header from the file, ours. */
 	uint32_t hdr_end = 0x202 + file[0x201];
@@ -232,16 +257,8 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 		off += e->size + sizeof(e->size);
 	}
 
-	copy((void *)(uintptr_t)load, file + setup_size, prot_size);
-
-	/* What boot.rst promises the 64-bit entry, and ourselves. */
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | PTE_PRESENT_WRITABLE;
-	for (int i = 0; i < 4; i++)
-		pdpt[i] = (uint32_t)(uintptr_t)pd[i] | PTE_PRESENT_WRITABLE;
-	map(load, load_end);
-	map((uintptr_t)_loader_start, (uintptr_t)_loader_end);   /* boot_params, cmdline */
-
 	if (entry32) {
+		copy((void *)(uintptr_t)load, file + setup_size, prot_size);
 		puts_serial("testloader: 32-bit entry at ");
 		put_hex(load);
 		puts_serial(", boot_params at ");
@@ -249,6 +266,16 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 		puts_serial("\n");
 		enter_32((uint32_t)load, (uint32_t)(uintptr_t)&bp);
 	}
+	/* What boot.rst promises the 64-bit entry, and ourselves (this
+	 * loader, boot_params and the command line in it, the module we copy
+	 * from in long mode). */
+	pml4[0] = (uint32_t)(uintptr_t)pdpt | PTE_PRESENT_WRITABLE;
+	for (int i = 0; i < 4; i++)
+		pdpt[i] = (uint32_t)(uintptr_t)pd[i] | PTE_PRESENT_WRITABLE;
+	map(load, load_end);
+	map((uintptr_t)_loader_start, (uintptr_t)_loader_end);
+	map(mod[0].start, mod[0].end);
+
 	uint64_t entry = load + BZPACK_ENTRY64_OFFSET;
 	puts_serial("testloader: 64-bit entry at ");
 	put_hex(entry);
@@ -259,5 +286,7 @@ void testloader_main(uint32_t magic, const struct multiboot_info *mbi)
 	puts_serial("-");
 	put_hex(load_end);
 	puts_serial(" and the loader\n");
-	enter_64((uint32_t)(uintptr_t)pml4, (uint32_t)entry, (uint32_t)(uintptr_t)&bp);
+	handoff = (struct handoff){ entry, load, (uint32_t)(uintptr_t)(file + setup_size), prot_size,
+				    (uint32_t)(uintptr_t)&bp, (uint32_t)(uintptr_t)pml4 };
+	enter_64(&handoff);
 }

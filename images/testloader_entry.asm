@@ -6,8 +6,9 @@
 ; In:  multiboot: 32-bit protected mode, paging off, flat segments,
 ;      eax = 0x2badb002, ebx = the multiboot information.
 ; Out: testloader_main(magic, info) prepares boot_params, the image and
-;      page tables and calls enter_64(), below, which switches to long mode
-;      and jumps to the 64-bit entry with rsi = boot_params, or enter_32(),
+;      page tables and calls enter_64(), below, which switches to long mode,
+;      copies the image into place and jumps to the 64-bit entry with
+;      rsi = boot_params, or enter_32(),
 ;      which jumps to the 32-bit entry with esi = boot_params.  Both with
 ;      the GDT the protocol asks for: CS = BOOT_CS (0x10), DS = ES = SS =
 ;      BOOT_DS (0x18), flat.
@@ -41,13 +42,20 @@ _start:
         hlt                                 ;
         jmp     .halt                       ;
 
-; enter_64(uint32_t pml4, uint32_t entry, uint32_t boot_params): cdecl.
-; Never returns.
+; enter_64(const struct handoff *h): cdecl.  Long mode with h->pml4, then
+; copy h->copy_len bytes from h->copy_src to h->copy_dst (which may lie
+; above 4 GiB), then jump to h->entry with rsi = h->boot_params.  Never
+; returns.  struct handoff is in images/testloader.c.
+H_ENTRY                 equ 0x00
+H_COPY_DST              equ 0x08
+H_COPY_SRC              equ 0x10
+H_COPY_LEN              equ 0x14
+H_BOOT_PARAMS           equ 0x18
+H_PML4                  equ 0x1c
 enter_64:
-        mov     eax, [esp + 4]              ; the page tables the C built
-        mov     edi, [esp + 8]              ; edi = entry
-        mov     esi, [esp + 12]             ; esi = boot_params
+        mov     ebx, [esp + 4]              ; ebx = h (kept through the switch)
         lgdt    [gdt64_ptr]                 ;
+        mov     eax, [ebx + H_PML4]         ; the page tables the C built
         mov     cr3, eax                    ;
         mov     eax, cr4                    ;
         or      eax, CR4_PAE                ;
@@ -66,11 +74,18 @@ enter_64:
         mov     ds, eax                     ;
         mov     es, eax                     ;
         mov     ss, eax                     ;
-        mov     edi, edi                    ; zero-extend: the upper halves
-        mov     esi, esi                    ; are undefined after the switch
+        mov     ebx, ebx                    ; zero-extend: the upper halves
+        mov     esp, esp                    ; are undefined after the switch
+        mov     esi, [rbx + H_COPY_SRC]     ; the protected-mode part...
+        mov     rdi, [rbx + H_COPY_DST]     ; ...to where it runs
+        mov     ecx, [rbx + H_COPY_LEN]     ;
+        rep movsb                           ;
+        mov     rax, [rbx + H_ENTRY]        ;
+        mov     esi, [rbx + H_BOOT_PARAMS]  ; rsi = boot_params
         xor     ebx, ebx                    ; nothing else is promised
         xor     ebp, ebp                    ;
-        jmp     rdi                         ; the 64-bit entry, rsi = boot_params
+        xor     edi, edi                    ;
+        jmp     rax                         ; the 64-bit entry
         bits    32
 
 ; enter_32(uint32_t entry, uint32_t boot_params): cdecl.  Never returns.

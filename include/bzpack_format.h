@@ -310,11 +310,14 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPAC
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 
 /* The stub's scratch: 4 KiB-aligned, page tables first (64-bit stubs
- * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories),
- * the stack above them. */
+ * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories;
+ * and, loaded above 4 GiB, the GiB its init_size spans and the one
+ * boot_params is in there, with up to three more), the stack above them. */
 #define BZPACK_SCRATCH_PML4     0x0000
 #define BZPACK_SCRATCH_PDPT     0x1000
-#define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB */
+#define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB: 0-4 GiB */
+#define BZPACK_SCRATCH_PD_HIGH  0x6000  /* 3 x 4 KiB: GiB above 4 GiB (image, boot_params) */
+#define BZPACK_SCRATCH_TABLES_END 0x9000
 #define BZPACK_SCRATCH_STACK_TOP 0x10000
 #define BZPACK_SCRATCH_SIZE     0x10000
 #define BZPACK_WORKSPACE_ALIGN  0x1000

@@ -11,6 +11,7 @@
 
 %include "bzpack_format.inc"
 %include "head_common.inc"
+        WORD_REGISTERS 32
 
         bits    32
         section .head progbits alloc exec nowrite align=16

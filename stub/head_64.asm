@@ -14,7 +14,8 @@
 ;      tables map too little for us (the initrd, setup_data, E820 holes),
 ;      so startup_64 builds ours in the scratch, which init_size covers,
 ;      and switches to them; identity maps on both sides make the switch
-;      safe wherever we run.
+;      safe wherever we run, above 4 GiB too (XLF_CAN_BE_LOADED_ABOVE_4G:
+;      then ours also map the GiB of our init_size and of boot_params).
 ; Out: the kernel's 64-bit entry, as the boot protocol says: long mode,
 ;      paging on with 0-4 GiB identity-mapped (2 MiB pages in our scratch),
 ;      CS = BOOT_CS (64-bit), DS = ES = SS = BOOT_DS, rsi = boot_params.  Or a
@@ -22,6 +23,7 @@
 
 %include "bzpack_format.inc"
 %include "head_common.inc"
+        WORD_REGISTERS 32
 
 PTE_PRESENT_WRITABLE    equ 0x003
 PDE_2MIB_PAGE           equ 0x083           ; present, writable, page size
@@ -32,29 +34,30 @@ EFER_LME                equ 1 << 8
 CPUID_EXT_MAX           equ 0x80000000
 CPUID_EXT_FEATURES      equ 0x80000001
 CPUID_EDX_LM            equ 29
-PAGE_TABLE_DWORDS       equ (BZPACK_SCRATCH_PD + 4 * 0x1000) / 4
+PAGE_TABLE_DWORDS       equ BZPACK_SCRATCH_TABLES_END / 4
 CR4_LA57                equ 1 << 12
 
-; BUILD_IDENTITY_MAP: PML4, PDPT and four page directories at ebp (the
-; scratch) mapping 0-4 GiB onto itself with 2 MiB pages.  The same text
-; assembles for both entries: every instruction means the same in 32-bit
-; and 64-bit mode (32-bit registers, zero-extended; the scratch lies below
-; 4 GiB).  Clobbers eax, ecx, edx; keeps ebx, esi, edi, ebp.
+; BUILD_IDENTITY_MAP: PML4, PDPT and four page directories at WBP (the
+; scratch) mapping 0-4 GiB onto itself with 2 MiB pages (the spare page
+; directories are zeroed too, for startup_64).  The same text assembles for
+; both entries (WORD_REGISTERS): the tables' addresses are the scratch's,
+; which lies above 4 GiB when a 64-bit loader put us there.
+; Clobbers WAX, WCX, WDX; keeps ebx, esi, edi, WBP.
 %macro BUILD_IDENTITY_MAP 0
-        mov     edx, edi                    ; rep stosd uses edi
-        mov     edi, ebp                    ; zero PML4, PDPT and the 4 PDs
+        mov     WDX, WDI                    ; rep stosd uses edi
+        mov     WDI, WBP                    ; zero every table
         mov     ecx, PAGE_TABLE_DWORDS      ;
         xor     eax, eax                    ;
         rep stosd                           ;
-        mov     edi, edx                    ;
-        lea     eax, [ebp + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PML4], eax ; PML4[0] -> PDPT: 0-512 GiB
+        mov     WDI, WDX                    ;
+        lea     WAX, [WBP + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
+        mov     [WBP + BZPACK_SCRATCH_PML4], WAX ; PML4[0] -> PDPT: 0-512 GiB
         xor     ecx, ecx                    ; PDPT[i] -> PD i, i = 0..3: 0-4 GiB
 %%pdpt:
         mov     eax, ecx                    ;
         shl     eax, 12                     ; i * 4 KiB
-        lea     eax, [ebp + eax + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PDPT + ecx * 8], eax
+        lea     WAX, [WBP + WAX + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
+        mov     [WBP + BZPACK_SCRATCH_PDPT + WCX * 8], WAX
         inc     ecx                         ;
         cmp     ecx, 4                      ;
         jb      %%pdpt                      ;
@@ -63,7 +66,7 @@ CR4_LA57                equ 1 << 12
         mov     eax, ecx                    ;
         shl     eax, 21                     ; i * 2 MiB
         or      eax, PDE_2MIB_PAGE          ;
-        mov     [ebp + BZPACK_SCRATCH_PD + ecx * 8], eax ; high dword stays 0
+        mov     [WBP + BZPACK_SCRATCH_PD + WCX * 8], eax ; high dword stays 0
         inc     ecx                         ;
         cmp     ecx, 4 * 512                ;
         jb      %%pd                        ;
@@ -113,7 +116,6 @@ startup_32:
         jmp     early_error                 ;
 
         EARLY_ERROR early_error, ecx
-        HEAD_DATA CODE64_DESCRIPTOR
 
         ; The 64-bit entry sits at a fixed offset (boot.rst: load address
         ; + 0x200); linker/stub.ld checks it.
@@ -121,6 +123,7 @@ startup_32:
 
         bits    64
         default rel                         ; the 64-bit entry reads memory rip-relative
+        WORD_REGISTERS 64
         global  startup_64
 startup_64:
         cli                                 ;
@@ -129,17 +132,11 @@ startup_64:
         mov     ebx, eax                    ; edi:ebx = start cycles, as from startup_32
         mov     edi, edx                    ;
         mov     dword [rsi + BP_scratch], BZPACK_ENTRY_64 ; which entry, for C
-        lea     rdx, [startup_32]           ; rdx = load address
-        mov     rax, rdx                    ; we and our scratch below 4 GiB
-        shr     rax, 32                     ;   (32-bit registers below)
-        jnz     .above_4g                   ;
-        mov     rax, rsi                    ; boot_params within our 4 GiB map
-        shr     rax, 32                     ;
-        jnz     .bp_above_4g                ;
         mov     rax, cr4                    ; our tables have 4 levels
         test    eax, CR4_LA57               ;
         jnz     .la57                       ;
-        CHECK_SCRATCH early_error_64        ; ebp = scratch, esp = its stack top
+        lea     rdx, [startup_32]           ; rdx = load address, anywhere
+        CHECK_SCRATCH early_error_64        ; rbp = scratch, rsp = its stack top
         lea     rax, [gdt]                  ; our GDT: the loader's may be overwritten
         sub     rsp, 16                     ;
         mov     [rsp + 8], rax              ;   base at [rsp + 8]
@@ -157,18 +154,62 @@ startup_64:
         mov     fs, eax                     ;
         mov     gs, eax                     ;
         mov     ss, eax                     ;
-        BUILD_IDENTITY_MAP                  ; in the scratch, which init_size covers
-        lea     eax, [rbp + BZPACK_SCRATCH_PML4] ;
+        BUILD_IDENTITY_MAP                  ; 0-4 GiB, in the scratch
+        ; Above 4 GiB, also the GiB our init_size spans and the one
+        ; boot_params is in: the loader's tables map them now, ours must too.
+        lea     r10, [rbp + BZPACK_SCRATCH_PD_HIGH] ; next spare page directory
+        lea     r8, [startup_32]            ;
+        lea     r9, [_stub_end]             ;
+        mov     r9d, [r9 + BZHDR_init_size] ; (its range checked against ours above)
+        lea     r9, [r8 + r9 - 1]           ; r9 = our last byte
+.image_gib:
+        mov     rax, r8                     ;
+        call    map_gib                     ;
+        add     r8, 1 << 30                 ;
+        and     r8, -(1 << 30)              ; the next GiB, until past our end
+        cmp     r8, r9                      ;
+        jbe     .image_gib                  ;
+        mov     rax, rsi                    ; boot_params, both ends
+        call    map_gib                     ;
+        lea     rax, [rsi + BOOT_PARAMS_SIZE - 1] ;
+        call    map_gib                     ;
+        lea     rax, [rbp + BZPACK_SCRATCH_PML4] ;
         mov     cr3, rax                    ; our tables from here on
-        jmp     start_64                    ;
-.above_4g:
-        lea     rcx, [msg_above_4g]         ;
-        jmp     early_error_64              ;
-.bp_above_4g:
-        lea     rcx, [msg_bp_above_4g]      ;
-        jmp     early_error_64              ;
+        jmp     start_64.common             ; registers already 64-bit clean
 .la57:
         lea     rcx, [msg_la57]             ;
+        jmp     early_error_64              ;
+
+; map_gib: identity-map the GiB holding physical address rax with 2 MiB
+; pages through the next spare page directory (r10), unless it is mapped.
+; Stops with an error past 512 GiB (one PDPT) or the spare directories.
+; Clobbers rax, rcx, rdx; advances r10.
+map_gib:
+        shr     rax, 30                     ; the GiB
+        cmp     rax, 512                    ;
+        jae     .out_of_reach               ;
+        lea     rdx, [rbp + BZPACK_SCRATCH_PDPT + rax * 8] ;
+        cmp     qword [rdx], 0              ;
+        jne     .done                       ; mapped already
+        lea     rcx, [rbp + BZPACK_SCRATCH_TABLES_END] ;
+        cmp     r10, rcx                    ;
+        jae     .out_of_reach               ; no spare directory left
+        lea     rcx, [r10 + PTE_PRESENT_WRITABLE] ;
+        mov     [rdx], rcx                  ; PDPT[GiB] -> the spare directory
+        shl     rax, 30                     ;
+        or      rax, PDE_2MIB_PAGE          ;
+        xor     ecx, ecx                    ;
+.pde:
+        mov     [r10 + rcx * 8], rax        ; 512 x 2 MiB
+        add     rax, 1 << 21                ;
+        inc     ecx                         ;
+        cmp     ecx, 512                    ;
+        jb      .pde                        ;
+        add     r10, 0x1000                 ;
+.done:
+        ret                                 ;
+.out_of_reach:
+        lea     rcx, [msg_out_of_reach]     ;
         jmp     early_error_64              ;
 
 start_64:
@@ -176,6 +217,7 @@ start_64:
         mov     esi, esi                    ; the switch: zero-extend what we keep
         mov     ebx, ebx                    ;
         mov     esp, esp                    ;
+.common:
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)
@@ -189,10 +231,9 @@ start_64:
         jmp     rax                         ; into the kernel
 
         EARLY_ERROR early_error_64, rcx
-msg_above_4g:
-        db      "bzpack: error: loaded above 4 GiB (this stub runs below)", 10, 0
-msg_bp_above_4g:
-        db      "bzpack: error: boot_params above 4 GiB", 10, 0
+        HEAD_DATA CODE64_DESCRIPTOR         ; after the 64-bit entry: startup_32's part must fit below it
+msg_out_of_reach:
+        db      "bzpack: error: image or boot_params beyond what the 64-bit entry maps (512 GiB)", 10, 0
 msg_la57:
         db      "bzpack: error: 5-level paging at the 64-bit entry is not supported", 10, 0
 msg_no_long_mode:

@@ -82,8 +82,9 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->kernel_alignment = BZPACK_LOAD_ALIGN;
 	h->relocatable_kernel = 1;
 	h->min_alignment = (uint8_t)__builtin_ctz(BZPACK_LOAD_ALIGN);
-	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64). */
-	h->xloadflags = bits == 64 ? XLF_KERNEL_64 : 0;
+	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64),
+	 * which maps the image wherever it is, above 4 GiB too. */
+	h->xloadflags = bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0;
 	h->cmdline_size = CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
@@ -173,8 +174,8 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);
 	fprintf(out, "setup:     %llu bytes (%llu sectors)\n", (unsigned long long)l->setup_size,
 		(unsigned long long)(l->setup_size / SECTOR_SIZE));
-	fprintf(out, "stub:      %llu bytes at 0x%x, header %d bytes\n", (unsigned long long)l->stub_size,
-		BZPACK_LOAD_ADDR, BZPACK_HEADER_SIZE);
+	fprintf(out, "stub:      %llu bytes at 0x%x (preferred: it runs anywhere), header %d bytes\n",
+		(unsigned long long)l->stub_size, BZPACK_LOAD_ADDR, BZPACK_HEADER_SIZE);
 	fprintf(out, "overhead:  %llu bytes (setup + stub + header)\n", (unsigned long long)overhead);
 	fprintf(out, "image:     %llu bytes, protected-mode part ends at 0x%llx\n",
 		(unsigned long long)(l->setup_size + l->prot_size), (unsigned long long)l->image_end);
