@@ -24,7 +24,9 @@ INCLUDES    := -Iinclude -Idecode
 HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -I$(B)/gen -MMD -MP
 HOST_LDLIBS :=
 
-# The stub is freestanding and position-dependent.  -ffreestanding alone
+# The stub is freestanding and position independent: -fPIE, and every
+# symbol hidden (stub/hidden.h) so that nothing goes through a GOT; the
+# heads find their own address with call/pop or rip.  -ffreestanding alone
 # implies -fno-builtin, which makes every constant-size memcpy an
 # out-of-line call (Linux's pre-boot LZ4 ran 10x slower for years that
 # way); -fbuiltin gives the builtins back.  No loop-to-memcpy rewriting
@@ -33,7 +35,7 @@ HOST_LDLIBS :=
 # (-mtune=generic: i686 tuning would still split unaligned 16-byte copies
 # into 4-byte moves); the 64-bit head enables no SSE, so that stub keeps to
 # the general registers.
-STUB_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fbuiltin -fno-pic -fno-pie \
+STUB_CFLAGS := -std=c11 -O2 $(WARN) -ffreestanding -fbuiltin -fPIE -include stub/hidden.h \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fcf-protection=none $(INCLUDES) -Istub -MMD -MP $(EXTRA_STUB_CFLAGS)
 STUB_CFLAGS_32 := -m32 -march=i686 -msse2 -mtune=generic

@@ -9,7 +9,7 @@ zlib1g-dev libbz2-dev liblzma-dev libzstd-dev liblzo2-dev
 gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 man-db strace python3-yaml
-grub-pc-bin grub-common xorriso mtools
+grub-pc-bin grub-common xorriso mtools kexec-tools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev"

@@ -386,8 +386,8 @@ f=$C/ours-format-1; cp "$ours" "$f"
 poke "$f" $((hdr + BZHDR_version)) 2 1
 poke "$f" $((hdr + 0x48)) 4 "$(crc32c "$f" "$hdr" $((0x48)))"
 poke "$f" $((hdr + 0x4c)) 4 0
-bad "bzpack image in format 1" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format 2"
-bad "bzpack image in format 1: --info" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format 2" \
+bad "bzpack image in format 1" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format $BZPACK_FORMAT_VERSION"
+bad "bzpack image in format 1: --info" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format $BZPACK_FORMAT_VERSION" \
 	--info
 f=$C/ours-payload-flip; cp "$ours" "$f"; flip "$f" $((so + po + 100)) $((0x08))
 bad "bzpack image, payload damaged" "$f" "bzpack payload: checksum mismatch"

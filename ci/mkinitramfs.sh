@@ -1,8 +1,23 @@
 #!/bin/bash
-# mkinitramfs.sh BUSYBOX OUT [PAD_MIB] - a tiny initramfs whose /init
-# prints a marker line and powers off.  PAD_MIB adds that much
-# incompressible data, to make the initrd large (memory-tight tests).
+# mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]
+# A tiny initramfs whose /init prints a marker line and powers off.
+# PAD_MIB adds that much incompressible data, to make the initrd large
+# (memory-tight tests).  With -k, /init then loads IMAGE (with INITRD and
+# the command line APPEND) with this machine's kexec (kexec-tools, and the
+# libraries it links, as ldd lists them) and boots it with `kexec -e`
+# instead of powering off: a second kernel started the way kexec-tools
+# starts it.  The first kernel must be amd64, like this machine's kexec.
 set -euo pipefail
+kimage="" kinitrd="" kappend=""
+while getopts "k:i:a:" opt; do
+	case $opt in
+	k) kimage=$OPTARG ;;
+	i) kinitrd=$OPTARG ;;
+	a) kappend=$OPTARG ;;
+	*) echo "usage: mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 busybox=$1 out=$2 pad=${3:-0}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -13,9 +28,36 @@ cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox mount -t proc proc /proc
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
+[ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f
 INIT
 chmod 755 "$root/init"
+if [ -n "$kimage" ]; then
+	kexec=$(command -v kexec || echo /sbin/kexec)
+	[ -x "$kexec" ] || { echo "mkinitramfs: no kexec here (kexec-tools)" >&2; exit 1; }
+	mkdir -p "$root/sbin"
+	cp "$kexec" "$root/sbin/kexec"
+	# The libraries, at the paths the dynamic linker looks in.
+	ldd "$kexec" | grep -o '/[^ ]*' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	cp "$kimage" "$root/kexec-image"
+	initrd_arg=""
+	if [ -n "$kinitrd" ]; then
+		cp "$kinitrd" "$root/kexec-initrd"
+		initrd_arg="--initrd=/kexec-initrd"
+	fi
+	# Sourced by /init: quoted here, expanded there.
+	cat > "$root/kexec.sh" <<KEXEC
+echo "bzpack-initramfs: kexec -l \$(/bin/busybox stat -c %s /kexec-image)-byte image"
+if /sbin/kexec -l /kexec-image $initrd_arg --command-line='$kappend'; then
+	echo "bzpack-initramfs: kexec -e"
+	/sbin/kexec -e
+fi
+echo "bzpack-initramfs: kexec failed"
+KEXEC
+fi
 if [ "$pad" -gt 0 ]; then
 	head -c $((pad << 20)) /dev/urandom > "$root/padding"
 fi

@@ -12,6 +12,7 @@
 #     -d           deterministic: -icount shift=0,sleep=off (rdtsc counts instructions)
 #     -e REGEX     also stop when a serial line matches REGEX (exit 0)
 #     -C           IMAGE is a bootable ISO (GRUB): boot it as a CD-ROM
+#     -F           IMAGE is a floppy image: the BIOS boots its first sector
 #     -D FILE      -dtb FILE: QEMU hands it over as setup_data
 #     -K           KVM (-accel kvm -cpu host) instead of TCG
 #
@@ -20,8 +21,8 @@
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" dtb="" kvm=""
-while getopts "q:t:a:i:m:c:de:CD:K" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm=""
+while getopts "q:t:a:i:m:c:de:CFD:K" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -32,9 +33,10 @@ while getopts "q:t:a:i:m:c:de:CD:K" opt; do
 	d) icount=1 ;;
 	e) stop_regex=$OPTARG ;;
 	C) cdrom=1 ;;
+	F) floppy=1 ;;
 	D) dtb=$OPTARG ;;
 	K) kvm=1 ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C] IMAGE LOG" >&2; exit 2 ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F] IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -45,6 +47,8 @@ args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
 	-device isa-debug-exit,iobase=0xf4,iosize=4)
 if [ -n "$cdrom" ]; then
 	args+=(-cdrom "$image")
+elif [ -n "$floppy" ]; then
+	args+=(-drive "file=$image,format=raw,if=floppy")
 else
 	args+=(-kernel "$image")
 fi

@@ -125,6 +125,9 @@ cor_why() {
 	vid_mode) echo "modify (obligatory): QEMU and GRUB write vga=" ;;
 	root_dev) echo "modify (optional): GRUB writes 0x0100 with an initrd, kexec-tools 0x0300" ;;
 	realmode_swtch) echo "modify: a loader hook; our setup never calls it" ;;
+	code32_start) echo "modify (reloc): a loader that moves the image writes its load address" \
+		"(GRUB, kexec-tools); our setup refuses anything but 0x100000" ;;
+	kernel_alignment) echo "modify (reloc): GRUB writes back the alignment it used" ;;
 	type_of_loader) echo "write (obligatory): every loader" ;;
 	loadflags) echo "modify: QEMU and GRUB set CAN_USE_HEAP, kexec-tools writes 0" \
 		"(flips of LOADED_HIGH are left out: cor_zimage)" ;;

@@ -1083,12 +1083,14 @@ struct seq_kind {
 	uint8_t max_log, max_sym;       /* the largest description allowed */
 	uint8_t def_max, def_log;       /* the predefined distribution's */
 	uint8_t kind;                   /* enum fse_kind */
-	const int8_t *def;
 };
+/* No pointers to the predefined distributions here: the stub is position
+ * independent and its data may hold no absolute addresses (linker/stub.ld);
+ * seq_table picks them in code. */
 static const struct seq_kind seq_kinds[3] = {
-	{ SEQ_LL, LL_MAX_LOG, LL_MAX_SYMBOL, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL, ll_default },
-	{ SEQ_OF, OF_MAX_LOG, OF_MAX_SYMBOL, sizeof(of_default) - 1, OF_DEFAULT_LOG, KIND_OF, of_default },
-	{ SEQ_ML, ML_MAX_LOG, ML_MAX_SYMBOL, ML_MAX_SYMBOL, ML_DEFAULT_LOG, KIND_ML, ml_default },
+	{ SEQ_LL, LL_MAX_LOG, LL_MAX_SYMBOL, LL_MAX_SYMBOL, LL_DEFAULT_LOG, KIND_LL },
+	{ SEQ_OF, OF_MAX_LOG, OF_MAX_SYMBOL, sizeof(of_default) - 1, OF_DEFAULT_LOG, KIND_OF },
+	{ SEQ_ML, ML_MAX_LOG, ML_MAX_SYMBOL, ML_MAX_SYMBOL, ML_DEFAULT_LOG, KIND_ML },
 };
 
 /* Sets up sequence table k (seq_kinds[k]) as mode says, reading its
@@ -1105,12 +1107,15 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 	unsigned s, log;
 
 	switch (mode) {
-	case MODE_PREDEFINED:
+	case MODE_PREDEFINED: {
+		const int8_t *const def = k == 0 ? ll_default : k == 1 ? of_default : ml_default;
+
 		for (s = 0; s <= sk->def_max; s++)
-			ws->norm[s] = sk->def[s];
+			ws->norm[s] = def[s];
 		log = sk->def_log;
 		st = fse_build(ws, t, sk->def_max, log, kind);
 		break;
+	}
 	case MODE_RLE:
 		/* Guards the symbol byte. */
 		if (*pip >= bend)

@@ -69,3 +69,18 @@ $(B)/images/testkern64-low.elf: $(B)/images/64/entry.o $(B)/images/64/testkern.o
 		$(B)/images/64/crc32c.o $(B)/images/64/filler.o linker/testkern.ld
 	$(LD) -m $(TESTKERN_LDEMU_64) --defsym=TESTKERN_BASE=$(TESTKERN_LOW_BASE) $(TESTKERN_LDFLAGS) \
 		-o $@ $(filter %.o,$^)
+
+# The test loader: a multiboot ELF32 that enters an image at the boot
+# protocol's 64-bit entry (images/testloader.c; ci/test-entry64.sh).
+TESTLOADER := $(B)/images/testloader.elf
+TESTKERNELS += $(TESTLOADER)
+
+$(B)/images/loader/testloader.o: images/testloader.c
+	@mkdir -p $(@D)
+	$(CC) $(TESTKERN_CFLAGS) $(TESTKERN_CFLAGS_32) -c -o $@ $<
+$(B)/images/loader/entry.o: images/testloader_entry.asm
+	@mkdir -p $(@D)
+	$(NASM) -f elf32 -MD $(@:.o=.d) -MP -o $@ $<
+$(TESTLOADER): $(B)/images/loader/entry.o $(B)/images/loader/testloader.o linker/testloader.ld
+	$(LD) -m elf_i386 -nostdlib -static -z noexecstack --build-id=none -T linker/testloader.ld \
+		-o $@ $(filter %.o,$^)

@@ -32,6 +32,11 @@
 #define LOADFLAG_LOADED_HIGH    0x01    /* protected-mode part loaded at 0x100000 */
 #define LOADFLAG_CAN_USE_HEAP   0x80
 
+/* xloadflags (protocol 2.12) */
+#define XLF_KERNEL_64           0x01    /* 64-bit entry at code32_start + BZPACK_ENTRY64_OFFSET */
+#define XLF_CAN_BE_LOADED_ABOVE_4G 0x02
+#define BZPACK_ENTRY64_OFFSET   0x200   /* boot.rst: "the 64-bit entry ... load address + 0x200" */
+
 #define BOOT_CS                 0x10    /* __BOOT_CS: flat 4 GiB code */
 #define BOOT_DS                 0x18    /* __BOOT_DS: flat 4 GiB data */
 #define BOOT_CS32_FOR_LONG_MODE 0x08    /* 32-bit code while head_64 builds long mode */
@@ -43,9 +48,11 @@
 
 #define KERNEL_INFO_MAGIC       0x506f544cu /* "LToP" */
 
-/* Where the protected-mode part runs. bzpack images are not relocatable:
- * Linux-protocol loaders put a non-relocatable kernel at code32_start. */
+/* Where the protected-mode part prefers to run (pref_address, and where
+ * 16-bit loaders put it).  The stub is position independent: 32-bit
+ * loaders may put it anywhere aligned to BZPACK_LOAD_ALIGN. */
 #define BZPACK_LOAD_ADDR        0x100000u
+#define BZPACK_LOAD_ALIGN       0x1000u /* the scratch's page tables need 4 KiB */
 
 /* ---- setup_header (boot protocol), offsets as in the file ------------- */
 
@@ -111,16 +118,12 @@ _Static_assert(__builtin_offsetof(struct setup_header, init_size) == 0x260 - SET
  *
  * Covered: the fields Documentation/arch/x86/boot.rst marks "read" or
  * "kernel internal" (a loader rewrites setup_sects only when it is 0,
- * which the packer never writes), and two "modify (reloc)" fields that a
- * loader may only change for a relocatable kernel, which a bzpack image
- * is not: code32_start (GRUB writes back load address + code32_start -
- * 0x100000, the same value; our setup refuses a loader hook) and
- * kernel_alignment (GRUB writes back 1 << log2 of it, the same 4096).
+ * which the packer never writes).
  */
 #define SETUP_CRC_FIELDS(X) \
 	X(setup_sects) X(syssize) X(ram_size) X(jump) X(header) X(version) \
-	X(start_sys_seg) X(kernel_version) X(code32_start) X(bootsect_kludge) \
-	X(initrd_addr_max) X(kernel_alignment) X(relocatable_kernel) X(min_alignment) \
+	X(start_sys_seg) X(kernel_version) X(bootsect_kludge) \
+	X(initrd_addr_max) X(relocatable_kernel) X(min_alignment) \
 	X(xloadflags) X(cmdline_size) X(payload_offset) X(payload_length) X(pref_address) \
 	X(init_size) X(handover_offset) X(kernel_info_offset)
 
@@ -131,6 +134,12 @@ _Static_assert(__builtin_offsetof(struct setup_header, init_size) == 0x260 - SET
  *                              sets root_dev with an initrd)
  *   vid_mode                   "modify (obligatory)": vga= (QEMU, GRUB)
  *   realmode_swtch             a loader hook ("modify"); our setup never calls it
+ *   code32_start, kernel_alignment   "modify (reloc)": a bzpack image is
+ *                              relocatable, and a loader that moves it
+ *                              writes its load address (GRUB, kexec-tools)
+ *                              and the alignment it used; our setup
+ *                              refuses a code32_start other than
+ *                              BZPACK_LOAD_ADDR (a hook, or damage)
  *   type_of_loader, ext_loader_ver, ext_loader_type   "write"
  *   loadflags                  "modify": QEMU and GRUB set CAN_USE_HEAP,
  *                              GRUB QUIET, kexec-tools writes 0 over the
@@ -145,7 +154,8 @@ _Static_assert(__builtin_offsetof(struct setup_header, init_size) == 0x260 - SET
  *                              and our setup check it in the file instead
  */
 #define SETUP_LOADER_FIELDS(X) \
-	X(root_flags) X(vid_mode) X(root_dev) X(realmode_swtch) X(type_of_loader) X(loadflags) \
+	X(root_flags) X(vid_mode) X(root_dev) X(realmode_swtch) X(code32_start) X(kernel_alignment) \
+	X(type_of_loader) X(loadflags) \
 	X(setup_move_size) X(ramdisk_image) X(ramdisk_size) X(heap_end_ptr) X(ext_loader_ver) \
 	X(ext_loader_type) X(cmd_line_ptr) X(hardware_subarch) X(hardware_subarch_data) \
 	X(setup_data) X(boot_flag)
@@ -204,7 +214,9 @@ struct boot_params {
 	uint32_t ext_ramdisk_image;     /* 0x0c0: high 32 bits */
 	uint32_t ext_ramdisk_size;      /* 0x0c4 */
 	uint32_t ext_cmd_line_ptr;      /* 0x0c8 */
-	uint8_t  _pad1[0x1e8 - 0x0cc];
+	uint8_t  _pad1[0x1e4 - 0x0cc];
+	uint32_t scratch;               /* 0x1e4: the kernel's own scratch word: the heads' first
+					   stack, then which entry ran (BZPACK_ENTRY_*) */
 	uint8_t  e820_entries;          /* 0x1e8 */
 	uint8_t  _pad2[SETUP_HEADER_OFFSET - 0x1e9];
 	struct setup_header hdr;        /* 0x1f1 */
@@ -215,6 +227,7 @@ struct boot_params {
 
 #define BOOT_PARAMS_SIZE        0x1000
 _Static_assert(sizeof(struct boot_params) == BOOT_PARAMS_SIZE, "boot_params is one page");
+_Static_assert(__builtin_offsetof(struct boot_params, scratch) == 0x1e4, "scratch");
 _Static_assert(__builtin_offsetof(struct boot_params, e820_entries) == 0x1e8, "e820_entries");
 _Static_assert(__builtin_offsetof(struct boot_params, hdr) == SETUP_HEADER_OFFSET, "hdr");
 _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e820_table");
@@ -224,22 +237,25 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 /*
  * The protected-mode part of a bzpack image:
  *
- *   BZPACK_LOAD_ADDR: stub (code, rodata; no bss, no data)
+ *   load address:     stub (code, rodata; no bss, no data; position
+ *                     independent, so the load address is wherever the
+ *                     loader put it: BZPACK_LOAD_ADDR is only preferred)
  *                     struct bzpack_header   (at the stub's _stub_end)
  *                     payload                (payload_size bytes)
- *   image end         = BZPACK_LOAD_ADDR + syssize * 16
+ *   image end         = load address + syssize * 16
  *
  * The payload decompresses to [out_addr, out_addr + out_size), followed by
  * zero_size bytes the stub clears (the kernel's bss).  The stub's scratch
- * (page tables, then the stack) lies at scratch_addr, above both the image
- * and the kernel's memory.  The decoder's workspace (workspace_size bytes,
- * a multiple of 4 KiB) follows it at scratch_addr + BZPACK_SCRATCH_SIZE.
- * When the payload itself overlaps the kernel's memory it is first moved
- * above the workspace.
- * init_size in the setup header covers all of it.
+ * (page tables, then the stack) lies at load address + scratch_offset,
+ * above both the image and, loaded at BZPACK_LOAD_ADDR, the kernel's
+ * memory.  The decoder's workspace (workspace_size bytes, a multiple of
+ * 4 KiB) follows it.  When the payload itself overlaps the kernel's memory
+ * it is first moved above the workspace.  init_size in the setup header
+ * covers all of it, counted from the load address.
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   2       /* 2: header_crc covers the whole header, setup_crc added */
+#define BZPACK_FORMAT_VERSION   3       /* 2: header_crc covers the whole header, setup_crc added;
+					   3: scratch_offset from the load address (was an address) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -272,8 +288,8 @@ struct bzpack_header {
 	uint32_t out_size;              /* 0x18: decompressed bytes */
 	uint32_t zero_size;             /* 0x1c: bytes cleared after the output */
 	uint64_t entry;                 /* 0x20: kernel entry point (physical) */
-	uint32_t scratch_addr;          /* 0x28: BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
-	uint32_t scratch_addr_check;    /* 0x2c: ~scratch_addr; asm checks it before using the stack */
+	uint32_t scratch_offset;        /* 0x28: from the load address; BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
+	uint32_t scratch_offset_check;  /* 0x2c: ~scratch_offset; asm checks it before using the stack */
 	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
@@ -286,7 +302,7 @@ struct bzpack_header {
  * byte that no check covers. */
 #define BZPACK_HEADER_SIZE      0x50
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
-_Static_assert(__builtin_offsetof(struct bzpack_header, scratch_addr) == 0x28, "scratch_addr");
+_Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x48, "setup_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x4c, "header_crc");
@@ -294,11 +310,14 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPAC
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 
 /* The stub's scratch: 4 KiB-aligned, page tables first (64-bit stubs
- * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories),
- * the stack above them. */
+ * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories;
+ * and, loaded above 4 GiB, the GiB its init_size spans and the one
+ * boot_params is in there, with up to three more), the stack above them. */
 #define BZPACK_SCRATCH_PML4     0x0000
 #define BZPACK_SCRATCH_PDPT     0x1000
-#define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB */
+#define BZPACK_SCRATCH_PD       0x2000  /* 4 x 4 KiB: 0-4 GiB */
+#define BZPACK_SCRATCH_PD_HIGH  0x6000  /* 3 x 4 KiB: GiB above 4 GiB (image, boot_params) */
+#define BZPACK_SCRATCH_TABLES_END 0x9000
 #define BZPACK_SCRATCH_STACK_TOP 0x10000
 #define BZPACK_SCRATCH_SIZE     0x10000
 #define BZPACK_WORKSPACE_ALIGN  0x1000
@@ -311,6 +330,12 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPAC
 #define BZPACK_STUB_MARKER_LO   0x4b505a42u /* "BZPK" */
 #define BZPACK_STUB_MARKER_HI   0x42555453u /* "STUB" */
 #define BZPACK_STUB_MARKER_OFFSET 2
+
+/* Which entry the loader took, left in boot_params.scratch by the heads
+ * for the report line's entry= field. */
+#define BZPACK_ENTRY_16         16      /* our real-mode setup, then startup_32 */
+#define BZPACK_ENTRY_32         32      /* startup_32 (code32_start) */
+#define BZPACK_ENTRY_64         64      /* startup_64 (code32_start + 0x200) */
 
 /* Handed from our real-mode setup to the 32-bit entry, in ebp, so that the
  * stub can count cycles from the very first instruction; edi:ebx holds the

@@ -9,5 +9,10 @@
 const struct stub_codec stub_codec = {
 	.id = EXPAND_PASTE(BZPACK_CODEC_, STUB_CODEC),
 	.workspace_size = EXPAND_PASTE(DECODE_WORKSPACE_, STUB_CODEC),
-	.decode = EXPAND_PASTE(STUB_CODEC, _decode),
 };
+
+enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+			       void *workspace)
+{
+	return EXPAND_PASTE(STUB_CODEC, _decode)(src, src_len, dst, dst_len, workspace);
+}

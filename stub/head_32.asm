@@ -1,4 +1,5 @@
 ; head_32.asm - entry of a stub whose kernel runs in 32-bit protected mode.
+; Position independent, like all of the stub (head_common.inc).
 ;
 ; In:  the boot protocol's 32-bit entry: protected mode, paging off,
 ;      CS = BOOT_CS, DS = ES = SS = BOOT_DS (flat), esi = boot_params,
@@ -10,6 +11,7 @@
 
 %include "bzpack_format.inc"
 %include "head_common.inc"
+        WORD_REGISTERS 32
 
 CPUID_EDX_SSE2          equ 26
 CR0_MP                  equ 1 << 1          ; WAIT/FWAIT honour TS
@@ -65,10 +67,11 @@ startup_32:
         jmp     eax                         ; into the kernel
 
 .no_sse2:
-        mov     ecx, msg_no_sse2            ;
+        LOAD_ADDRESS ecx                    ; cpuid took edx: where are we, again
+        add     ecx, msg_no_sse2 - startup_32 ; the message, as we run
         jmp     early_error                 ;
 msg_no_sse2:
         db      "bzpack: error: this CPU has no SSE2, which the 32-bit stub needs", 10, 0
 
-        EARLY_ERROR
-        GDT     CODE32_DESCRIPTOR
+        EARLY_ERROR early_error, ecx
+        HEAD_DATA CODE32_DESCRIPTOR

@@ -1,10 +1,21 @@
-; head_64.asm - entry of a stub whose kernel runs in 64-bit long mode:
-; checks for long mode, identity-maps 4 GiB and enters it.
+; head_64.asm - entries of a stub whose kernel runs in 64-bit long mode.
+; Both identity-map 4 GiB with our own page tables in the scratch and meet
+; in long mode at start_64.
 ;
-; In:  the boot protocol's 32-bit entry: protected mode, paging off,
-;      CS = BOOT_CS, DS = ES = SS = BOOT_DS (flat), esi = boot_params,
-;      interrupts off.  From our own setup also ebp = BZPACK_SETUP_TSC_MAGIC
-;      and edi:ebx = its first rdtsc.
+; In, startup_32 (code32_start): the boot protocol's 32-bit entry:
+;      protected mode, paging off, CS = BOOT_CS, DS = ES = SS = BOOT_DS
+;      (flat), esi = boot_params, interrupts off.  From our own setup also
+;      ebp = BZPACK_SETUP_TSC_MAGIC and edi:ebx = its first rdtsc.
+;      startup_32 checks for long mode and enters it.
+; In, startup_64 (code32_start + BZPACK_ENTRY64_OFFSET, XLF_KERNEL_64): the
+;      boot protocol's 64-bit entry: long mode, the loader's page tables
+;      identity-mapping at least [load address, + init_size), boot_params
+;      and the command line; rsi = boot_params, interrupts off.  Those
+;      tables map too little for us (the initrd, setup_data, E820 holes),
+;      so startup_64 builds ours in the scratch, which init_size covers,
+;      and switches to them; identity maps on both sides make the switch
+;      safe wherever we run, above 4 GiB too (XLF_CAN_BE_LOADED_ABOVE_4G:
+;      then ours also map the GiB of our init_size and of boot_params).
 ; Out: the kernel's 64-bit entry, as the boot protocol says: long mode,
 ;      paging on with 0-4 GiB identity-mapped (2 MiB pages in our scratch),
 ;      CS = BOOT_CS (64-bit), DS = ES = SS = BOOT_DS, rsi = boot_params.  Or a
@@ -12,6 +23,7 @@
 
 %include "bzpack_format.inc"
 %include "head_common.inc"
+        WORD_REGISTERS 32
 
 PTE_PRESENT_WRITABLE    equ 0x003
 PDE_2MIB_PAGE           equ 0x083           ; present, writable, page size
@@ -22,7 +34,43 @@ EFER_LME                equ 1 << 8
 CPUID_EXT_MAX           equ 0x80000000
 CPUID_EXT_FEATURES      equ 0x80000001
 CPUID_EDX_LM            equ 29
-PAGE_TABLE_DWORDS       equ (BZPACK_SCRATCH_PD + 4 * 0x1000) / 4
+PAGE_TABLE_DWORDS       equ BZPACK_SCRATCH_TABLES_END / 4
+CR4_LA57                equ 1 << 12
+
+; BUILD_IDENTITY_MAP: PML4, PDPT and four page directories at WBP (the
+; scratch) mapping 0-4 GiB onto itself with 2 MiB pages (the spare page
+; directories are zeroed too, for startup_64).  The same text assembles for
+; both entries (WORD_REGISTERS): the tables' addresses are the scratch's,
+; which lies above 4 GiB when a 64-bit loader put us there.
+; Clobbers WAX, WCX, WDX; keeps ebx, esi, edi, WBP.
+%macro BUILD_IDENTITY_MAP 0
+        mov     WDX, WDI                    ; rep stosd uses edi
+        mov     WDI, WBP                    ; zero every table
+        mov     ecx, PAGE_TABLE_DWORDS      ;
+        xor     eax, eax                    ;
+        rep stosd                           ;
+        mov     WDI, WDX                    ;
+        lea     WAX, [WBP + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
+        mov     [WBP + BZPACK_SCRATCH_PML4], WAX ; PML4[0] -> PDPT: 0-512 GiB
+        xor     ecx, ecx                    ; PDPT[i] -> PD i, i = 0..3: 0-4 GiB
+%%pdpt:
+        mov     eax, ecx                    ;
+        shl     eax, 12                     ; i * 4 KiB
+        lea     WAX, [WBP + WAX + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
+        mov     [WBP + BZPACK_SCRATCH_PDPT + WCX * 8], WAX
+        inc     ecx                         ;
+        cmp     ecx, 4                      ;
+        jb      %%pdpt                      ;
+        xor     ecx, ecx                    ; 2048 PDEs of 2 MiB: identity map
+%%pd:
+        mov     eax, ecx                    ;
+        shl     eax, 21                     ; i * 2 MiB
+        or      eax, PDE_2MIB_PAGE          ;
+        mov     [WBP + BZPACK_SCRATCH_PD + WCX * 8], eax ; high dword stays 0
+        inc     ecx                         ;
+        cmp     ecx, 4 * 512                ;
+        jb      %%pd                        ;
+%endmacro
 
         bits    32
         section .head progbits alloc exec nowrite align=16
@@ -42,32 +90,7 @@ startup_32:
         jnc     .no_long_mode               ;
         pop     ebx                         ;
 
-        push    edi                         ; rep stosd uses edi
-        mov     edi, ebp                    ; zero PML4, PDPT and the 4 PDs
-        mov     ecx, PAGE_TABLE_DWORDS      ;
-        xor     eax, eax                    ;
-        rep stosd                           ;
-        pop     edi                         ;
-        lea     eax, [ebp + BZPACK_SCRATCH_PDPT + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PML4], eax ; PML4[0] -> PDPT: 0-512 GiB
-        xor     ecx, ecx                    ; PDPT[i] -> PD i, i = 0..3: 0-4 GiB
-.pdpt:
-        mov     eax, ecx                    ;
-        shl     eax, 12                     ; i * 4 KiB
-        lea     eax, [ebp + eax + BZPACK_SCRATCH_PD + PTE_PRESENT_WRITABLE]
-        mov     [ebp + BZPACK_SCRATCH_PDPT + ecx * 8], eax
-        inc     ecx                         ;
-        cmp     ecx, 4                      ;
-        jb      .pdpt                       ;
-        xor     ecx, ecx                    ; 2048 PDEs of 2 MiB: identity map
-.pd:
-        mov     eax, ecx                    ;
-        shl     eax, 21                     ; i * 2 MiB
-        or      eax, PDE_2MIB_PAGE          ;
-        mov     [ebp + BZPACK_SCRATCH_PD + ecx * 8], eax ; high dword stays 0
-        inc     ecx                         ;
-        cmp     ecx, 4 * 512                ;
-        jb      .pd                         ;
+        BUILD_IDENTITY_MAP                  ; in the scratch at ebp
 
         mov     eax, cr4                    ;
         or      eax, CR4_PAE                ; long mode needs PAE paging
@@ -81,17 +104,120 @@ startup_32:
         mov     eax, cr0                    ;
         or      eax, CR0_PG                 ; paging on: long mode active
         mov     cr0, eax                    ;
-        jmp     BOOT_CS:start_64            ; 64-bit code segment
+        push    dword BOOT_CS               ; the 64-bit code segment:
+        LOAD_ADDRESS eax                    ; far return to start_64
+        add     eax, start_64 - startup_32  ;
+        push    eax                         ;
+        retf                                ;
 
 .no_long_mode:
-        mov     ecx, msg_no_long_mode       ;
+        LOAD_ADDRESS ecx                    ;
+        add     ecx, msg_no_long_mode - startup_32 ;
         jmp     early_error                 ;
 
+        EARLY_ERROR early_error, ecx
+
+        ; The 64-bit entry sits at a fixed offset (boot.rst: load address
+        ; + 0x200); linker/stub.ld checks it.
+        times   BZPACK_ENTRY64_OFFSET - ($ - startup_32) db 0xcc
+
         bits    64
+        default rel                         ; the 64-bit entry reads memory rip-relative
+        WORD_REGISTERS 64
+        global  startup_64
+startup_64:
+        cli                                 ;
+        cld                                 ;
+        rdtsc                               ; no setup of ours ran: count from here
+        mov     ebx, eax                    ; edi:ebx = start cycles, as from startup_32
+        mov     edi, edx                    ;
+        mov     dword [rsi + BP_scratch], BZPACK_ENTRY_64 ; which entry, for C
+        mov     rax, cr4                    ; our tables have 4 levels
+        test    eax, CR4_LA57               ;
+        jnz     .la57                       ;
+        lea     rdx, [startup_32]           ; rdx = load address, anywhere
+        CHECK_SCRATCH early_error_64        ; rbp = scratch, rsp = its stack top
+        lea     rax, [gdt]                  ; our GDT: the loader's may be overwritten
+        sub     rsp, 16                     ;
+        mov     [rsp + 8], rax              ;   base at [rsp + 8]
+        mov     word [rsp + 6], gdt_end - gdt - 1 ; limit at [rsp + 6]
+        lgdt    [rsp + 6]                   ;
+        add     rsp, 16                     ;
+        push    BOOT_CS                     ; CS from our GDT: far return
+        lea     rax, [.reload]              ;
+        push    rax                         ;
+        o64 retf                            ;
+.reload:
+        mov     eax, BOOT_DS                ; flat data in every segment register
+        mov     ds, eax                     ;
+        mov     es, eax                     ;
+        mov     fs, eax                     ;
+        mov     gs, eax                     ;
+        mov     ss, eax                     ;
+        BUILD_IDENTITY_MAP                  ; 0-4 GiB, in the scratch
+        ; Above 4 GiB, also the GiB our init_size spans and the one
+        ; boot_params is in: the loader's tables map them now, ours must too.
+        lea     r10, [rbp + BZPACK_SCRATCH_PD_HIGH] ; next spare page directory
+        lea     r8, [startup_32]            ;
+        lea     r9, [_stub_end]             ;
+        mov     r9d, [r9 + BZHDR_init_size] ; (its range checked against ours above)
+        lea     r9, [r8 + r9 - 1]           ; r9 = our last byte
+.image_gib:
+        mov     rax, r8                     ;
+        call    map_gib                     ;
+        add     r8, 1 << 30                 ;
+        and     r8, -(1 << 30)              ; the next GiB, until past our end
+        cmp     r8, r9                      ;
+        jbe     .image_gib                  ;
+        mov     rax, rsi                    ; boot_params, both ends
+        call    map_gib                     ;
+        lea     rax, [rsi + BOOT_PARAMS_SIZE - 1] ;
+        call    map_gib                     ;
+        lea     rax, [rbp + BZPACK_SCRATCH_PML4] ;
+        mov     cr3, rax                    ; our tables from here on
+        jmp     start_64.common             ; registers already 64-bit clean
+.la57:
+        lea     rcx, [msg_la57]             ;
+        jmp     early_error_64              ;
+
+; map_gib: identity-map the GiB holding physical address rax with 2 MiB
+; pages through the next spare page directory (r10), unless it is mapped.
+; Stops with an error past 512 GiB (one PDPT) or the spare directories.
+; Clobbers rax, rcx, rdx; advances r10.
+map_gib:
+        shr     rax, 30                     ; the GiB
+        cmp     rax, 512                    ;
+        jae     .out_of_reach               ;
+        lea     rdx, [rbp + BZPACK_SCRATCH_PDPT + rax * 8] ;
+        cmp     qword [rdx], 0              ;
+        jne     .done                       ; mapped already
+        lea     rcx, [rbp + BZPACK_SCRATCH_TABLES_END] ;
+        cmp     r10, rcx                    ;
+        jae     .out_of_reach               ; no spare directory left
+        lea     rcx, [r10 + PTE_PRESENT_WRITABLE] ;
+        mov     [rdx], rcx                  ; PDPT[GiB] -> the spare directory
+        shl     rax, 30                     ;
+        or      rax, PDE_2MIB_PAGE          ;
+        xor     ecx, ecx                    ;
+.pde:
+        mov     [r10 + rcx * 8], rax        ; 512 x 2 MiB
+        add     rax, 1 << 21                ;
+        inc     ecx                         ;
+        cmp     ecx, 512                    ;
+        jb      .pde                        ;
+        add     r10, 0x1000                 ;
+.done:
+        ret                                 ;
+.out_of_reach:
+        lea     rcx, [msg_out_of_reach]     ;
+        jmp     early_error_64              ;
+
 start_64:
         mov     edi, edi                    ; upper halves are undefined after
         mov     esi, esi                    ; the switch: zero-extend what we keep
         mov     ebx, ebx                    ;
+        mov     esp, esp                    ;
+.common:
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)
@@ -104,8 +230,11 @@ start_64:
         xor     ebp, ebp                    ;
         jmp     rax                         ; into the kernel
 
-        bits    32
-        EARLY_ERROR
-        GDT     CODE64_DESCRIPTOR
+        EARLY_ERROR early_error_64, rcx
+        HEAD_DATA CODE64_DESCRIPTOR         ; after the 64-bit entry: startup_32's part must fit below it
+msg_out_of_reach:
+        db      "bzpack: error: image or boot_params beyond what the 64-bit entry maps (512 GiB)", 10, 0
+msg_la57:
+        db      "bzpack: error: 5-level paging at the 64-bit entry is not supported", 10, 0
 msg_no_long_mode:
         db      "bzpack: error: this kernel is 64-bit and the CPU has no long mode", 10, 0

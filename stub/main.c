@@ -26,6 +26,7 @@
 
 #define LOW_MEMORY_END 0x100000u /* the kernel may not live below 1 MiB */
 
+extern const uint8_t startup_32[];      /* the heads: our first byte, the load address */
 extern const uint8_t _stub_end[];       /* linker/stub.ld: our header is here */
 
 /* The end of an error line, then a halt for good. */
@@ -86,8 +87,8 @@ static void check_range(const struct boot_params *bp, const char *what, struct m
 
 /* The one line CI and people read.  cycles= is the decompression alone;
  * the phases follow, total= from the first instruction we know of. */
-static void report(const struct bzpack_header *hdr, uint64_t move, uint64_t verify,
-		   uint64_t decompress, uint64_t total)
+static void report(const struct bzpack_header *hdr, const struct boot_params *bp, uint64_t move,
+		   uint64_t verify, uint64_t decompress, uint64_t total)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -107,6 +108,8 @@ static void report(const struct bzpack_header *hdr, uint64_t move, uint64_t veri
 	serial_put_u64(total);
 	serial_puts(" bits=");
 	serial_put_u64(hdr->bits);
+	serial_puts(" entry=");         /* 16, 32 or 64: which entry the loader took */
+	serial_put_u64(bp->scratch);
 	serial_puts("\n");
 }
 
@@ -120,22 +123,27 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	crc32c_init(&crc, 0);
 	check_header(hdr, bp, &crc);
 
-	/* 2. The plan the packer wrote, against what the loader did. */
-	uint64_t image_end = BZPACK_LOAD_ADDR + (uint64_t)bp->hdr.syssize * 16;
+	/* 2. The plan the packer wrote, against what the loader did.  We run
+	 * wherever the loader put us (load); the kernel goes to its own
+	 * address wherever that is. */
+	uint64_t load = (uintptr_t)startup_32;
+	uint64_t image_end = load + (uint64_t)bp->hdr.syssize * 16;
+	struct mem_range stub = { load, (uintptr_t)payload };
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
 	struct mem_range out = { hdr->out_addr, (uint64_t)hdr->out_addr + hdr->out_size + hdr->zero_size };
 	/* Our scratch: the heads' page tables and stack, then the decoder's
 	 * workspace; the two are planned, checked and avoided as one. */
-	struct mem_range scratch = { hdr->scratch_addr,
-				     (uint64_t)hdr->scratch_addr + BZPACK_SCRATCH_SIZE + hdr->workspace_size };
-	void *workspace = (void *)(uintptr_t)(hdr->scratch_addr + BZPACK_SCRATCH_SIZE);
+	struct mem_range scratch = { load + hdr->scratch_offset,
+				     load + hdr->scratch_offset + BZPACK_SCRATCH_SIZE + hdr->workspace_size };
+	void *workspace = (void *)(uintptr_t)(scratch.start + BZPACK_SCRATCH_SIZE);
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
-	if (out.start < LOW_MEMORY_END || out.start < src.start)
+	struct mem_range image = { load, src.end }, moved = { 0, 0 };
+	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
 		fail("kernel would overwrite low memory or this stub", "");
 	if (hdr->entry < out.start || hdr->entry >= out.start + hdr->out_size)
 		fail("kernel entry point lies outside the kernel", "");
-	if (scratch.start < image_end || scratch.start < out.end)
+	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
 		fail("scratch memory overlaps the image or the kernel", "");
 	const char *why = memory_check_setup_data(bp);
 	if (why)
@@ -146,7 +154,6 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	 * if the kernel overlaps it, it moves to the room the packer reserved
 	 * right above the scratch and workspace (init_size covers it) or, if
 	 * the loader put something there, further up. */
-	struct mem_range image = { BZPACK_LOAD_ADDR, src.end }, moved = { 0, 0 };
 	if (ranges_overlap(src, out)) {
 		const struct mem_range avoid[] = { image, out, scratch };
 		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, avoid, 3);
@@ -171,7 +178,7 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	if (crc32c_update(&crc, 0, payload, hdr->payload_size) != hdr->payload_crc)
 		fail("payload checksum mismatch (CRC32C)", "");
 	uint64_t t2 = read_tsc();
-	enum decode_status status = stub_codec.decode(payload, hdr->payload_size,
+	enum decode_status status = stub_decode(payload, hdr->payload_size,
 						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size,
 						       workspace);
 	uint64_t t3 = read_tsc();
@@ -180,6 +187,6 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	memset((uint8_t *)(uintptr_t)hdr->out_addr + hdr->out_size, 0, hdr->zero_size);
 
 	/* 7. */
-	report(hdr, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
+	report(hdr, bp, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
 	return (uintptr_t)hdr->entry;
 }

@@ -6,8 +6,22 @@
 #include "stub.h"
 
 #define SETUP_DATA_MAX_NODES 64 /* a loop guard: real lists hold a handful */
-#define ADDR_LIMIT (1ull << 32) /* the stub reaches only the low 4 GiB */
+#define ADDR_LIMIT (1ull << 32) /* the stub reads loader data only below 4 GiB */
 #define MOVE_ALIGN 4096
+
+extern const uint8_t startup_32[];      /* the heads: the load address */
+extern const uint8_t _stub_end[];       /* our header */
+
+/* May the stub write r, as far as its page tables go?  The heads map
+ * 0-4 GiB and, wherever a 64-bit loader put the image, all of
+ * [load address, + init_size), the memory the loader reserved for it. */
+static int reachable(struct mem_range r)
+{
+	const struct bzpack_header *hdr = (const void *)_stub_end;
+	uint64_t load = (uintptr_t)startup_32;
+
+	return r.end <= ADDR_LIMIT || (r.start >= load && r.end <= load + hdr->init_size);
+}
 
 /* Is all of r covered by RAM entries?  Adjacent or overlapping entries
  * may together cover it. */
@@ -82,8 +96,8 @@ __attribute__((noinline)) static const char *unwritable(const struct boot_params
 {
 	if (bp->e820_entries == 0)
 		return "has no E820 memory map to be checked against";
-	if (r.end > ADDR_LIMIT)
-		return "lies above 4 GiB";
+	if (!reachable(r))
+		return "lies above 4 GiB, outside the image's init_size";
 	if (!is_ram(bp, r))
 		return "is not RAM in the E820 map";
 	for (int i = 0; i < n; i++)

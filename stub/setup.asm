@@ -117,48 +117,24 @@ read_e820:
 .done:
         ret
 
-; enable_a20: ask the BIOS, then the "fast A20" port, and check that
-; 1 MiB no longer wraps to 0.  Clobbers ax, dx, fs, gs.
+; enable_a20: A20 already on (QEMU: yes), else the BIOS, the keyboard
+; controller and port 0x92 in turn, each checked (stub/a20.inc); halts with
+; an error if none works.  Clobbers ax, cx, dx, fs, gs.
 enable_a20:
-        call    a20_on                      ; already on? (QEMU: yes)
-        je      .ok                         ;
-        mov     ax, 0x2401                  ; BIOS: enable A20 gate
-        int     0x15                        ;
         call    a20_on                      ;
         je      .ok                         ;
-        in      al, 0x92                    ; system control port A:
-        and     al, 0xfe                    ; never pulse reset (bit 0)
-        or      al, 0x02                    ; bit 1 = A20
-        out     0x92, al                    ;
-        call    a20_on                      ;
+        call    a20_bios                    ;
+        je      .ok                         ;
+        call    a20_kbc                     ;
+        je      .ok                         ;
+        call    a20_port92                  ;
         je      .ok                         ;
         mov     si, msg_a20                 ; nothing worked
         jmp     real_mode_error             ;
 .ok:
         ret
 
-; a20_on: ZF = 1 if A20 is on.  Linear 0x100500 (FFFF:0510) is the same
-; byte as 0x000500 (0000:0500) when A20 wraps: write 0x500 with the
-; complement of what 0x100500 holds and see whether 0x100500 follows.
-; Clobbers ax, dx, fs, gs.
-a20_on:
-        xor     ax, ax                      ;
-        mov     fs, ax                      ; fs:0500 = linear 0x000500
-        not     ax                          ;
-        mov     gs, ax                      ; gs:0510 = linear 0x100500
-        mov     al, [gs:0x510]              ; what the high byte holds
-        mov     ah, [fs:0x500]              ; the low byte, to restore
-        mov     dl, al                      ;
-        not     dl                          ; surely different from al
-        mov     [fs:0x500], dl              ;
-        cmp     dl, [gs:0x510]              ; followed the write: wrapped
-        mov     [fs:0x500], ah              ; restore (flags unaffected)
-        je      .off                        ;
-        cmp     al, al                      ; ZF = 1: on
-        ret                                 ;
-.off:
-        or      dl, 1                       ; ZF = 0 (nonzero result): off
-        ret
+%include "a20.inc"
 
 ; check_stub: our setup_header's magic numbers are intact, and the 32-bit
 ; entry is ours and in place: code32_start is

@@ -12,9 +12,12 @@
 struct stub_codec {
 	uint8_t id;             /* enum bzpack_codec */
 	uint32_t workspace_size; /* what its decoder needs (decode/codecs.def) */
-	decode_fn decode;
 };
 extern const struct stub_codec stub_codec;
+/* Its decoder, called directly: a function pointer in data would be an
+ * absolute address, which the position-independent stub may not hold. */
+enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+			       void *workspace);
 
 /* main.c: called by head_32.asm / head_64.asm; returns the kernel entry. */
 uintptr_t stub_main(struct boot_params *bp, uint64_t t_start);

@@ -39,10 +39,13 @@ $(B)/stub/64/head.o: stub/head_64.asm stub/head_common.inc $(GEN_INC)
 LD_EMULATION_32 := elf_i386
 LD_EMULATION_64 := elf_x86_64
 
-# stub_rule codec bits
+# stub_rule codec bits.  -pie: see linker/stub.ld.  The stub becomes one
+# flat binary, so its ELF segments' permissions mean nothing (i386's
+# .got.plt makes one writable): no warning about them.
 define stub_rule
 $(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
-	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -static --build-id=none -z noexecstack -L$(B)/gen \
+	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
+		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))
@@ -50,3 +53,10 @@ $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf
 	$(OBJCOPY) -O binary --pad-to=0x$$(nm $< | awk '$$3 == "_stub_end" { print $$1 }') $< $@
+
+# A boot sector that checks each A20 method of stub/a20.inc on its own
+# (ci/test-a20.sh).
+$(B)/stub/a20_boot.bin: tests/a20_boot.asm stub/a20.inc
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -Istub/ -MD $@.d -MP -o $@ $<
+all: $(B)/stub/a20_boot.bin

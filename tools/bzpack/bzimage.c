@@ -322,7 +322,9 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 	fprintf(o, ROW "0x%02x%s", "loadflags:", i->loadflags, i->loadflags & LOADFLAG_LOADED_HIGH ?
 		" (LOADED_HIGH)" : "");
 	if (i->protocol >= PROTOCOL_XLOADFLAGS)
-		fprintf(o, ", xloadflags 0x%x%s", i->xloadflags, i->xloadflags & 1 ? " (KERNEL_64)" : "");
+		fprintf(o, ", xloadflags 0x%x%s%s", i->xloadflags,
+			i->xloadflags & XLF_KERNEL_64 ? " KERNEL_64" : "",
+			i->xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G ? " CAN_BE_LOADED_ABOVE_4G" : "");
 	fputc('\n', o);
 	if (i->protocol >= PROTOCOL_PREF_ADDRESS)
 		fprintf(o, ROW "0x%x (%u bytes)\n", "init_size:", i->init_size, i->init_size);
@@ -338,8 +340,11 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 		const struct bzpack_header *h = &i->header;
 		fprintf(o, ROW "0x%llx (%u-bit, from the bzpack header)\n", "entry:",
 			(unsigned long long)h->entry, h->bits);
-		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed)\n", "kernel:", h->out_addr,
-			(unsigned long long)h->out_addr + h->out_size + h->zero_size, h->out_size, h->zero_size);
+		/* The image (stub) is relocatable; the kernel it carries is not
+		 * moved: bzpack keeps no relocation table yet. */
+		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed), fixed: runs at its link address\n",
+			"kernel:", h->out_addr, (unsigned long long)h->out_addr + h->out_size + h->zero_size,
+			h->out_size, h->zero_size);
 		fprintf(o, ROW "%llu bytes (setup %llu + stub %llu + header %d)\n", "overhead:",
 			(unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE),
 			(unsigned long long)i->setup_size, (unsigned long long)i->stub_size, BZPACK_HEADER_SIZE);

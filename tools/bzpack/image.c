@@ -2,10 +2,12 @@
  *
  *   file:   [setup.bin | kernel_version string | pad to a sector]   real-mode part
  *           [stub | bzpack_header | payload | pad to 16]           protected-mode part
- *   memory: the protected-mode part at BZPACK_LOAD_ADDR; the kernel at its
- *           own physical addresses; above both, the stub's scratch, then
- *           the decoder's workspace, and above that the moved payload
- *           when it overlaps the kernel.
+ *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
+ *           loaders put it; others may put it anywhere, and everything
+ *           below moves with it but the kernel); the kernel at its own
+ *           physical addresses; above both, the stub's scratch, then the
+ *           decoder's workspace, and above that the moved payload when it
+ *           overlaps the kernel.
  */
 #include "image.h"
 
@@ -61,7 +63,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
  * SETUP_LOADER_FIELDS); every other field set here is in SETUP_CRC_FIELDS,
  * which the stub checks against the loader's copy. */
 static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
-			      uint64_t version_offset)
+			      uint64_t version_offset, int bits)
 {
 	memset(h, 0, sizeof(*h));
 	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
@@ -75,9 +77,14 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->loadflags = LOADFLAG_LOADED_HIGH;
 	h->code32_start = BZPACK_LOAD_ADDR;
 	h->initrd_addr_max = INITRD_ADDR_MAX;
-	h->kernel_alignment = 4096;
-	h->relocatable_kernel = 0;
-	h->min_alignment = 12;
+	/* The stub runs wherever a 32-bit or 64-bit loader puts it (it is
+	 * position independent; the kernel still goes to its own address). */
+	h->kernel_alignment = BZPACK_LOAD_ALIGN;
+	h->relocatable_kernel = 1;
+	h->min_alignment = (uint8_t)__builtin_ctz(BZPACK_LOAD_ALIGN);
+	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64),
+	 * which maps the image wherever it is, above 4 GiB too. */
+	h->xloadflags = bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0;
 	h->cmdline_size = CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
@@ -106,8 +113,8 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->out_size = (uint32_t)k->blob.size;
 	h->zero_size = (uint32_t)k->zero_size;
 	h->entry = k->entry;
-	h->scratch_addr = (uint32_t)l->scratch;
-	h->scratch_addr_check = ~(uint32_t)l->scratch;
+	h->scratch_offset = (uint32_t)(l->scratch - BZPACK_LOAD_ADDR);
+	h->scratch_offset_check = ~h->scratch_offset;
 	h->init_size = (uint32_t)l->init_size;
 	h->workspace_size = (uint32_t)l->workspace_size;
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
@@ -145,7 +152,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	memcpy(rm, setup.data, setup.size);
 	memcpy(rm + version_offset, version, version_len);
 	struct setup_header sh;
-	fill_setup_header(&sh, l, version_offset);
+	fill_setup_header(&sh, l, version_offset, k->bits);
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
 
 	memcpy(pm, stub.data, stub.size);
@@ -167,8 +174,8 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);
 	fprintf(out, "setup:     %llu bytes (%llu sectors)\n", (unsigned long long)l->setup_size,
 		(unsigned long long)(l->setup_size / SECTOR_SIZE));
-	fprintf(out, "stub:      %llu bytes at 0x%x, header %d bytes\n", (unsigned long long)l->stub_size,
-		BZPACK_LOAD_ADDR, BZPACK_HEADER_SIZE);
+	fprintf(out, "stub:      %llu bytes at 0x%x (preferred: it runs anywhere), header %d bytes\n",
+		(unsigned long long)l->stub_size, BZPACK_LOAD_ADDR, BZPACK_HEADER_SIZE);
 	fprintf(out, "overhead:  %llu bytes (setup + stub + header)\n", (unsigned long long)overhead);
 	fprintf(out, "image:     %llu bytes, protected-mode part ends at 0x%llx\n",
 		(unsigned long long)(l->setup_size + l->prot_size), (unsigned long long)l->image_end);

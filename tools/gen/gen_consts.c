@@ -33,10 +33,13 @@ static const struct constant constants[] = {
 	C(SETUP_HDRS_MAGIC), C(SETUP_PROTOCOL_VERSION), C(LOADFLAG_LOADED_HIGH),
 	C(SETUP_MAX_SECTS), C(SETUP_BOOT_PARAMS), C(SETUP_STACK_TOP),
 	C(BOOT_CS), C(BOOT_DS), C(BOOT_CS32_FOR_LONG_MODE),
+	C(XLF_KERNEL_64), C(XLF_CAN_BE_LOADED_ABOVE_4G), C(BZPACK_ENTRY64_OFFSET),
+	C(BZPACK_ENTRY_16), C(BZPACK_ENTRY_32), C(BZPACK_ENTRY_64),
 	C(BZPACK_LOAD_ADDR), C(BOOT_PARAMS_SIZE), C(E820_MAX_ENTRIES), C(E820_TYPE_RAM),
 	{ "E820_ENTRY_SIZE", sizeof(struct e820_entry) },
-	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE),
+	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
 	C(BZPACK_SCRATCH_PML4), C(BZPACK_SCRATCH_PDPT), C(BZPACK_SCRATCH_PD),
+	C(BZPACK_SCRATCH_PD_HIGH), C(BZPACK_SCRATCH_TABLES_END),
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
 	C(BZPACK_STUB_MARKER_LO), C(BZPACK_STUB_MARKER_HI), C(BZPACK_STUB_MARKER_OFFSET),
 	/* every setup_header field, for NASM and for the scripts that damage
@@ -51,11 +54,11 @@ static const struct constant constants[] = {
 	HDR(hardware_subarch), HDR(hardware_subarch_data), HDR(payload_offset),
 	HDR(payload_length), HDR(setup_data), HDR(pref_address), HDR(init_size),
 	HDR(handover_offset), HDR(kernel_info_offset),
-	BP(e820_entries), BP(e820_table), BP(ext_cmd_line_ptr),
+	BP(e820_entries), BP(e820_table), BP(ext_cmd_line_ptr), BP(scratch),
 	/* every bzpack_header field */
 	BZ(magic), BZ(version), BZ(codec), BZ(bits), BZ(header_size), BZ(payload_size),
 	BZ(payload_crc), BZ(out_addr), BZ(out_size), BZ(zero_size), BZ(entry),
-	BZ(scratch_addr), BZ(scratch_addr_check), BZ(init_size), BZ(workspace_size),
+	BZ(scratch_offset), BZ(scratch_offset_check), BZ(init_size), BZ(workspace_size),
 	BZ(kernel_info), BZ(setup_crc), BZ(header_crc),
 	/* which setup_header fields setup_crc covers, for the scripts that
 	 * judge damage */
