@@ -408,10 +408,23 @@ static HOT_INLINE void br_reload(struct bitrd *b)
 	b->bits = load_word(b->ptr);
 }
 
-/* The next n bits (0 <= n < BR_BITS), most significant first. */
+/* (1 << n) - 1 for n = 0..31: a load instead of a shift through the
+ * count register, which the read's own shift needs (without BMI2). */
+#define BR_MAX_READ 31
+static const uint32_t br_mask[BR_MAX_READ + 1] = {
+	0x0, 0x1, 0x3, 0x7, 0xF, 0x1F, 0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF,
+	0xFFF, 0x1FFF, 0x3FFF, 0x7FFF, 0xFFFF, 0x1FFFF, 0x3FFFF, 0x7FFFF,
+	0xFFFFF, 0x1FFFFF, 0x3FFFFF, 0x7FFFFF, 0xFFFFFF, 0x1FFFFFF, 0x3FFFFFF,
+	0x7FFFFFF, 0xFFFFFFF, 0x1FFFFFFF, 0x3FFFFFFF, 0x7FFFFFFF,
+};
+
+/* The next n bits (0 <= n <= BR_MAX_READ), most significant first: they
+ * end BR_BITS - consumed - n bits above the container's lowest bit
+ * (modulo the word size: past the start of the stream they are garbage
+ * anyway). */
 static HOT_INLINE size_t br_peek(const struct bitrd *b, unsigned n)
 {
-	return (size_t)(((b->bits << (b->consumed & (BR_BITS - 1))) >> 1) >> (BR_BITS - 1 - n));
+	return (size_t)(b->bits >> ((0u - b->consumed - n) & (BR_BITS - 1))) & br_mask[n];
 }
 
 static HOT_INLINE size_t br_read(struct bitrd *b, unsigned n)
@@ -1181,11 +1194,13 @@ static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 	const uint8_t *m = op - off;
 
 	if (off >= COPY_CHUNK) {
-		do {
-			memcpy(op, m, COPY_CHUNK);
-			op += COPY_CHUNK;
-			m += COPY_CHUNK;
-		} while (op < end);
+		memcpy(op, m, COPY_CHUNK);
+		while (op + COPY_CHUNK < end) {
+			memcpy(op + COPY_CHUNK, m + COPY_CHUNK, COPY_CHUNK);
+			memcpy(op + 2 * COPY_CHUNK, m + 2 * COPY_CHUNK, COPY_CHUNK);
+			op += 2 * COPY_CHUNK;
+			m += 2 * COPY_CHUNK;
+		}
 	} else if (off >= 8) {
 		do {
 			memcpy(op, m, 8);
@@ -1234,6 +1249,9 @@ static void copy_match_exact(uint8_t *op, size_t off, size_t len)
 _Static_assert(BR_BITS != 64 || 31 + 16 <= BR_MIN_FRESH, "one refill for offset and match length");
 _Static_assert(BR_BITS != 64 || SEQ_TAIL_BITS <= BR_MIN_FRESH, "one refill for the rest");
 _Static_assert(BR_BITS != 32 || LL_MAX_LOG + ML_MAX_LOG <= BR_MIN_FRESH, "32-bit refills");
+
+_Static_assert(OF_MAX_SYMBOL <= BR_MAX_READ && (BR_BITS != 32 || BR_MIN_FRESH <= BR_MAX_READ),
+	       "br_read's mask table covers every read");
 
 static HOT_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 {
