@@ -215,8 +215,9 @@ struct zstd_ws {
 	 * a state is an index into the array: see fse_build's base. */
 	struct fse_entry seq[SEQ_TABLES];
 	struct fse_entry hw[1 << HUF_WEIGHT_MAX_LOG];  /* Huffman weights' FSE */
-	/* Huffman decoding table: symbol in the low byte, code length in the
-	 * high byte, indexed by the next max_bits bits of the stream. */
+	/* Huffman decoding table: code length in the low byte, symbol in the
+	 * high byte, indexed by the next HUF_MAX_BITS bits of the stream
+	 * whatever the tree's Max_Number_of_Bits (a constant shift). */
 	uint16_t huf[1 << HUF_MAX_BITS];
 	int16_t norm[FSE_MAX_SYMBOLS + 11];           /* while building an FSE table */
 	uint16_t next_count[FSE_MAX_SYMBOLS + 11];
@@ -419,9 +420,9 @@ static const uint32_t br_mask[BR_MAX_READ + 1] = {
 };
 
 /* The next n bits (0 <= n <= BR_MAX_READ), most significant first: they
- * end BR_BITS - consumed - n bits above the container's lowest bit
- * (modulo the word size: past the start of the stream they are garbage
- * anyway). */
+ * end BR_BITS - consumed - n bits above the container's lowest bit.
+ * Modulo the word size: bits past the start of the stream are garbage
+ * anyway, and only a stream that br_overrun() rejects has them read. */
 static HOT_INLINE size_t br_peek(const struct bitrd *b, unsigned n)
 {
 	return (size_t)(b->bits >> ((0u - b->consumed - n) & (BR_BITS - 1))) & br_mask[n];
@@ -743,7 +744,7 @@ static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *
 	uint32_t rank_count[HUF_MAX_WEIGHT + 2] = { 0 };
 	uint32_t rank_start[HUF_MAX_WEIGHT + 2];
 	uint32_t total = 0, left;
-	unsigned header, n, s, w, max_bits, last;
+	unsigned header, n, s, w, max_bits, last, scale;
 	enum decode_status st;
 
 	/* Guards the header byte. */
@@ -802,23 +803,25 @@ static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *
 		return DECODE_CORRUPT;
 
 	/* Codes in order of increasing weight, then increasing symbol: a
-	 * symbol of weight w owns 1 << (w - 1) consecutive entries. */
+	 * symbol of weight w owns 1 << (w - 1) consecutive entries of a
+	 * max_bits table, 1 << (w - 1 + scale) of our HUF_MAX_BITS one. */
+	scale = HUF_MAX_BITS - max_bits;
 	rank_start[1] = 0;
 	for (w = 1; w <= HUF_MAX_WEIGHT; w++)
-		rank_start[w + 1] = rank_start[w] + (rank_count[w] << (w - 1));
+		rank_start[w + 1] = rank_start[w] + (rank_count[w] << (w - 1 + scale));
 	for (s = 0; s < n; s++) {
 		w = ws->weights[s];
 		if (w) {
-			const uint16_t e = (uint16_t)(s | (max_bits + 1 - w) << 8);
+			const uint16_t e = (uint16_t)((max_bits + 1 - w) | s << 8);
 			uint32_t i = rank_start[w];
-			const uint32_t stop = i + (1u << (w - 1));
+			const uint32_t stop = i + (1u << (w - 1 + scale));
 
-			if (w >= 3) {
+			if (stop - i >= 4) {
 				/* 4 or more entries, and rank_start[w] is a
-				 * multiple of 4 then (the weights add up to
-				 * a power of two of at least 1 << (w - 1),
-				 * and those above w to multiples of 4): 4 at
-				 * a time. */
+				 * multiple of 4 then (the entries add up to
+				 * a power of two, at least 4, and those of
+				 * the weights above w to multiples of 4): 4
+				 * at a time. */
 				const uint64_t e4 = e * 0x0001000100010001ull;
 
 				for (; i < stop; i += 4)
@@ -836,39 +839,45 @@ static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *
 
 /* ---- Huffman-coded literals (4.2.2) -------------------------------------- */
 
-/* One symbol: the table entry under the next max_bits bits. */
-#define HUF_SYM(br, op, table, shift)                                            \
-	do {                                                                     \
-		const uint16_t e_ = (table)[((br).bits << ((br).consumed &       \
-					    (BR_BITS - 1))) >> (shift)];         \
-		*(op)++ = (uint8_t)e_;                                            \
-		(br).consumed += e_ >> 8;                                         \
-	} while (0)
-
-/* Symbols each stream decodes per refill: max_bits <= 11 and a refill
- * leaves at least BR_MIN_FRESH (57 or 25) bits. */
+/* Symbols each stream decodes per refill: codes are at most HUF_MAX_BITS
+ * long and a refill leaves at least BR_MIN_FRESH (57 or 25) bits. */
 #define HUF_PER_REFILL (BR_MIN_FRESH / HUF_MAX_BITS)
+
+/* The table index under the next HUF_MAX_BITS bits.  Near the end of a
+ * stream, fewer may be left than that (a tree's codes can be shorter):
+ * the bits after them read as 0, and every entry under the real ones
+ * says the same.  (br_peek() would wrap around instead.) */
+static HOT_INLINE size_t huf_peek(const struct bitrd *b)
+{
+	return (size_t)((b->bits << (b->consumed & (BR_BITS - 1))) >> (BR_BITS - HUF_MAX_BITS));
+}
 
 /* Decodes the rest of one stream exactly, up to end: batches of
  * HUF_PER_REFILL symbols per refill while they fit, then one at a time;
  * then checks that its bits were used up exactly.  A whole single-stream
  * section, and the tails of the four streams. */
-static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, unsigned bits,
-				     uint8_t *op, uint8_t *end)
+static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, uint8_t *op,
+				     uint8_t *end)
 {
-	const unsigned shift = BR_BITS - bits;
-
 	/* Guards the output: a whole batch of symbols fits. */
 	while ((size_t)(end - op) >= HUF_PER_REFILL) {
 		unsigned k;
 
 		br_reload(br);
-		for (k = 0; k < HUF_PER_REFILL; k++)
-			HUF_SYM(*br, op, table, shift);
+		for (k = 0; k < HUF_PER_REFILL; k++) {
+			const unsigned e = table[huf_peek(br)];
+
+			*op++ = (uint8_t)(e >> 8);
+			br->consumed += e & 0xFF;
+		}
 	}
 	while (op < end) {
+		unsigned e;
+
 		br_reload(br);
-		HUF_SYM(*br, op, table, shift);
+		e = table[huf_peek(br)];
+		*op++ = (uint8_t)(e >> 8);
+		br->consumed += e & 0xFF;
 	}
 	br_reload(br);
 	/* Guards against a stream with bits left over or read past. */
@@ -879,31 +888,76 @@ static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, un
 	return DECODE_OK;
 }
 
-static enum decode_status huf_1stream(const uint16_t *table, unsigned bits, const uint8_t *p,
-				      size_t n, uint8_t *op, size_t count)
+static enum decode_status huf_1stream(const uint16_t *table, const uint8_t *p, size_t n,
+				      uint8_t *op, size_t count)
 {
 	struct bitrd br;
 	uint8_t pad[BR_WORD];
 
 	if (!br_init(&br, p, n, pad))
 		return DECODE_CORRUPT;
-	return huf_finish(&br, table, bits, op, op + count);
+	return huf_finish(&br, table, op, op + count);
 }
+
+/* The four-stream loop keeps a stream in fewer registers than a struct
+ * bitrd: its word shifted left past the bits consumed, with a 1 bit (the
+ * sentinel) below the word's unread bits, so that the bits consumed since
+ * the word was loaded are its trailing zeros.  A symbol is then a shift
+ * by a constant, a table load and a shift by its code length.  (The
+ * sentinel is the idea of libzstd's x86 assembly Huffman loop.)  The word
+ * is loaded with its lowest bit forced to 1: no turn consumes that far
+ * (HUF_TURN_BITS), and the next load, lower in the stream, reads it
+ * again at its true value. */
+#define HUF_TURN_BITS  (7 + HUF_PER_REFILL * HUF_MAX_BITS)
+#define HUF_TURN_BYTES (HUF_TURN_BITS / 8)
+_Static_assert(HUF_TURN_BITS < BR_BITS, "the sentinel bit survives a turn");
+
+static HOT_INLINE bits_t huf_sentinel_load(const uint8_t *ptr, unsigned consumed)
+{
+	return (load_word(ptr) | 1) << consumed;
+}
+
+/* Moves back over the whole bytes consumed and reloads; the caller made
+ * sure that ptr stays at or after the stream's start. */
+static HOT_INLINE void huf_sentinel_reload(bits_t *bits, const uint8_t **ptr)
+{
+	const unsigned consumed = (unsigned)__builtin_ctzl((unsigned long)*bits);
+
+	*ptr -= consumed >> 3;
+	*bits = huf_sentinel_load(*ptr, consumed & 7);
+}
+
+/* The turns (HUF_PER_REFILL symbols, then a reload) a stream at ptr can
+ * take, at most: each moves ptr back at most HUF_TURN_BYTES, never before
+ * start. */
+static HOT_INLINE size_t huf_turns(size_t most, const uint8_t *ptr, const uint8_t *start)
+{
+	const size_t t = (size_t)(ptr - start) / HUF_TURN_BYTES;
+
+	return t < most ? t : most;
+}
+
+#define HUF_SENTINEL_SYM(bits, op)                                                \
+	do {                                                                      \
+		const unsigned e_ = table[(bits) >> (BR_BITS - HUF_MAX_BITS)];    \
+		*(op)++ = (uint8_t)(e_ >> 8);                                     \
+		(bits) <<= e_ & (BR_BITS - 1);  /* the code length, <= 11 */      \
+	} while (0)
 
 /* Four streams (4.2.2 "Jump_Table"): [p, p + n) starts with three 2-byte
  * stream sizes; stream k regenerates (count + 3) / 4 bytes, the last one
  * the rest.  Decoded in turn, a batch from each, so the four dependency
  * chains overlap. */
-static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits, const uint8_t *p,
-				       size_t n, uint8_t *out, size_t count)
+static LOOP enum decode_status huf_4streams(const uint16_t *table, const uint8_t *p, size_t n,
+					    uint8_t *out, size_t count)
 {
-	const unsigned shift = BR_BITS - bits;
 	const size_t seg = (count + 3) / 4;
 	size_t len1, len2, len3, len4;
 	uint8_t *op1, *op2, *op3, *op4, *const end4 = out + count;
 	struct bitrd b1, b2, b3, b4;
 	uint8_t pad1[BR_WORD], pad2[BR_WORD], pad3[BR_WORD], pad4[BR_WORD];
 	enum decode_status st;
+	size_t turns;
 
 	/* Guards the jump table read. */
 	if (n < 6)
@@ -935,41 +989,74 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, unsigned bits
 	op4 = out + 3 * seg;
 	if (ZSTD_SMALL)
 		goto tails;     /* all of each stream through huf_finish */
-	{
-		/* Copies whose addresses are never given away (b1..b4's are,
-		 * to br_init and huf_finish), so that they live in registers. */
-		struct bitrd x1 = b1, x2 = b2, x3 = b3, x4 = b4;
+	/* A reload that the start of its stream limits leaves ptr less than
+	 * a word after the start (perhaps with more than 7 bits consumed):
+	 * no turns at all then.  Otherwise at most 7 bits are consumed, as
+	 * HUF_TURN_BITS says. */
+	br_reload(&b1);
+	br_reload(&b2);
+	br_reload(&b3);
+	br_reload(&b4);
+	turns = huf_turns(huf_turns(huf_turns(huf_turns((size_t)(end4 - op4) / HUF_PER_REFILL,
+						       b1.ptr, b1.start),
+					      b2.ptr, b2.start),
+				     b3.ptr, b3.start),
+			    b4.ptr, b4.start);
+	if (turns > 0) {
+		bits_t x1 = huf_sentinel_load(b1.ptr, b1.consumed);
+		bits_t x2 = huf_sentinel_load(b2.ptr, b2.consumed);
+		bits_t x3 = huf_sentinel_load(b3.ptr, b3.consumed);
+		bits_t x4 = huf_sentinel_load(b4.ptr, b4.consumed);
+		const uint8_t *p1 = b1.ptr, *p2 = b2.ptr, *p3 = b3.ptr, *p4 = b4.ptr;
 
-		/* Guards all four outputs: streams 1..3 have seg bytes,
-		 * stream 4 no more, and all advance together, so stream 4's
-		 * room bounds them. */
-		while ((size_t)(end4 - op4) >= HUF_PER_REFILL) {
-			unsigned k;
+		do {
+			do {
+				unsigned k;
 
-			br_reload(&x1);
-			br_reload(&x2);
-			br_reload(&x3);
-			br_reload(&x4);
-			for (k = 0; k < HUF_PER_REFILL; k++) {
-				HUF_SYM(x1, op1, table, shift);
-				HUF_SYM(x2, op2, table, shift);
-				HUF_SYM(x3, op3, table, shift);
-				HUF_SYM(x4, op4, table, shift);
-			}
-		}
-		b1 = x1;
-		b2 = x2;
-		b3 = x3;
-		b4 = x4;
+				for (k = 0; k < HUF_PER_REFILL; k++) {
+					HUF_SENTINEL_SYM(x1, op1);
+					HUF_SENTINEL_SYM(x2, op2);
+					HUF_SENTINEL_SYM(x3, op3);
+					HUF_SENTINEL_SYM(x4, op4);
+				}
+				huf_sentinel_reload(&x1, &p1);
+				huf_sentinel_reload(&x2, &p2);
+				huf_sentinel_reload(&x3, &p3);
+				huf_sentinel_reload(&x4, &p4);
+			} while (--turns > 0);
+			/* Guards all four outputs: streams 1..3 have seg
+			 * bytes, stream 4 no more, and all advance together,
+			 * so stream 4's room bounds them.  Guards the four
+			 * inputs: huf_turns(). */
+			turns = huf_turns(huf_turns(huf_turns(huf_turns((size_t)(end4 - op4) /
+									HUF_PER_REFILL,
+								p1, b1.start),
+						       p2, b2.start),
+					      p3, b3.start),
+				     p4, b4.start);
+		} while (turns > 0);
+		/* Back to struct bitrd, for the tails. */
+		b1.ptr = p1;
+		b1.consumed = (unsigned)__builtin_ctzl((unsigned long)x1);
+		b1.bits = load_word(p1);
+		b2.ptr = p2;
+		b2.consumed = (unsigned)__builtin_ctzl((unsigned long)x2);
+		b2.bits = load_word(p2);
+		b3.ptr = p3;
+		b3.consumed = (unsigned)__builtin_ctzl((unsigned long)x3);
+		b3.bits = load_word(p3);
+		b4.ptr = p4;
+		b4.consumed = (unsigned)__builtin_ctzl((unsigned long)x4);
+		b4.bits = load_word(p4);
 	}
 tails:
-	st = huf_finish(&b1, table, bits, op1, out + seg);
+	st = huf_finish(&b1, table, op1, out + seg);
 	if (st == DECODE_OK)
-		st = huf_finish(&b2, table, bits, op2, out + 2 * seg);
+		st = huf_finish(&b2, table, op2, out + 2 * seg);
 	if (st == DECODE_OK)
-		st = huf_finish(&b3, table, bits, op3, out + 3 * seg);
+		st = huf_finish(&b3, table, op3, out + 3 * seg);
 	if (st == DECODE_OK)
-		st = huf_finish(&b4, table, bits, op4, end4);
+		st = huf_finish(&b4, table, op4, end4);
 	return st;
 }
 
@@ -1075,9 +1162,9 @@ static ONCE enum decode_status decode_literals(struct frame_state *fs, const uin
 			return DECODE_CORRUPT;
 		}
 		if (sf == 0)
-			st = huf_1stream(ws->huf, fs->huf_bits, ip + tree, csize - tree, ws->lit, regen);
+			st = huf_1stream(ws->huf, ip + tree, csize - tree, ws->lit, regen);
 		else
-			st = huf_4streams(ws->huf, fs->huf_bits, ip + tree, csize - tree, ws->lit, regen);
+			st = huf_4streams(ws->huf, ip + tree, csize - tree, ws->lit, regen);
 		if (st != DECODE_OK)
 			return st;
 		lit->p = ws->lit;
