@@ -348,8 +348,18 @@ typedef size_t bits_t;
 struct bitrd {
 	bits_t bits;
 	unsigned consumed;
-	const uint8_t *ptr, *start;
+	const uint8_t *ptr;
+	/* The stream's first byte + BR_WORD: a reload from at or after it
+	 * may move back a whole word.  (Kept instead of the first byte
+	 * itself: the usual reload is then one comparison.) */
+	const uint8_t *lim;
 };
+
+/* The stream's first byte. */
+static HOT_INLINE const uint8_t *br_start(const struct bitrd *b)
+{
+	return b->lim - BR_WORD;
+}
 
 static HOT_INLINE bits_t load_word(const uint8_t *p)
 {
@@ -372,7 +382,7 @@ static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, 
 	if (last == 0)
 		return 0;
 	if (n >= BR_WORD) {
-		b->start = p;
+		b->lim = p + BR_WORD;
 		b->ptr = p + n - BR_WORD;
 		b->consumed = 8 - highbit32(last);
 	} else {
@@ -380,7 +390,8 @@ static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, 
 
 		for (i = 0; i < BR_WORD; i++)
 			pad[i] = i < n ? p[i] : 0;
-		b->start = b->ptr = pad;
+		b->ptr = pad;
+		b->lim = pad + BR_WORD;
 		b->consumed = 8 * (unsigned)(BR_WORD - n) + 8 - highbit32(last);
 	}
 	b->bits = load_word(b->ptr);
@@ -391,7 +402,7 @@ static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, 
  * start of the stream allows, and reloads it. */
 static HOT_INLINE void br_reload(struct bitrd *b)
 {
-	if ((size_t)(b->ptr - b->start) >= BR_WORD) {
+	if (b->ptr >= b->lim) {
 		/* The usual case.  Every reader refills before it has read
 		 * more than the word holds (see the callers), so consumed <=
 		 * BR_BITS and ptr moves back at most one word: not before
@@ -400,7 +411,7 @@ static HOT_INLINE void br_reload(struct bitrd *b)
 		b->consumed &= 7;
 	} else {
 		size_t back = b->consumed >> 3;
-		const size_t room = (size_t)(b->ptr - b->start);
+		const size_t room = (size_t)(b->ptr - br_start(b));
 
 		/* Guards ptr against moving before the stream's first byte. */
 		if (back > room)
@@ -441,13 +452,13 @@ static HOT_INLINE size_t br_read(struct bitrd *b, unsigned n)
 /* More bits were read than the stream has. */
 static HOT_INLINE int br_overrun(const struct bitrd *b)
 {
-	return b->ptr == b->start && b->consumed > BR_BITS;
+	return b->ptr == br_start(b) && b->consumed > BR_BITS;
 }
 
 /* Every bit of the stream was read, and no more (call after br_reload). */
 static HOT_INLINE int br_done(const struct bitrd *b)
 {
-	return b->ptr == b->start && b->consumed == BR_BITS;
+	return b->ptr == br_start(b) && b->consumed == BR_BITS;
 }
 
 /* ---- Forward bit reading for FSE table descriptions (4.1.1) -------------
@@ -1000,10 +1011,10 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, const uint8_t
 	br_reload(&b3);
 	br_reload(&b4);
 	turns = huf_turns(huf_turns(huf_turns(huf_turns((size_t)(end4 - op4) / HUF_PER_REFILL,
-						       b1.ptr, b1.start),
-					      b2.ptr, b2.start),
-				     b3.ptr, b3.start),
-			    b4.ptr, b4.start);
+						       b1.ptr, br_start(&b1)),
+					      b2.ptr, br_start(&b2)),
+				     b3.ptr, br_start(&b3)),
+			    b4.ptr, br_start(&b4));
 	if (turns > 0) {
 		bits_t x1 = huf_sentinel_load(b1.ptr, b1.consumed);
 		bits_t x2 = huf_sentinel_load(b2.ptr, b2.consumed);
@@ -1032,10 +1043,10 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, const uint8_t
 			 * inputs: huf_turns(). */
 			turns = huf_turns(huf_turns(huf_turns(huf_turns((size_t)(end4 - op4) /
 									HUF_PER_REFILL,
-								p1, b1.start),
-						       p2, b2.start),
-					      p3, b3.start),
-				     p4, b4.start);
+								p1, br_start(&b1)),
+						       p2, br_start(&b2)),
+					      p3, br_start(&b3)),
+				     p4, br_start(&b4));
 		} while (turns > 0);
 		/* Back to struct bitrd, for the tails. */
 		b1.ptr = p1;
