@@ -643,38 +643,34 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 			ws->next_count[s] = (uint16_t)norm[s];
 		}
 	}
-	if (high == size - 1) {
-		/* No "less than 1" symbols: the usual case, done in two
-		 * simple passes (the idea of libzstd's fast spread): the
-		 * symbols in order, 8 at a time, then each to its place. */
+	/* Two simple passes (the idea of libzstd's fast spread, which it
+	 * keeps for tables without "less than 1" symbols; here for all): the
+	 * symbols in order, a piece of 8 at a time, then each to its place,
+	 * stepping over the states the "less than 1" symbols took (none,
+	 * usually: then the inner loop never runs). */
+	{
 		uint8_t *const in_order = ws->in_order;
 		size_t k = 0;
 
 		for (s = 0; s <= max_sym; s++) {
 			const uint64_t eight = s * 0x0101010101010101ull;
-			const size_t n = (size_t)norm[s];
+			const size_t n = norm[s] > 0 ? (size_t)norm[s] : 0;
 			size_t i;
 
-			/* Guards in_order[]: the counts add up to size, and
-			 * the last piece may write 7 bytes past it. */
-			for (i = 0; i < n; i += 8)
+			/* Guards in_order[]: the counts add up to at most
+			 * size, and a piece may write 7 bytes past them.  The
+			 * first piece is stored whatever the count: a loop
+			 * that rarely runs is a branch the CPU predicts. */
+			memcpy(in_order + k, &eight, 8);
+			for (i = 8; i < n; i += 8)
 				memcpy(in_order + k + i, &eight, 8);
 			k += n;
 		}
-		for (k = 0; k < size; k++) {
-			spread[pos] = in_order[k];
-			pos = (pos + step) & mask;
-		}
-	} else {
-		for (s = 0; s <= max_sym; s++) {
-			int i;
-
-			for (i = 0; i < norm[s]; i++) {
-				spread[pos] = (uint8_t)s;
-				do
-					pos = (pos + step) & mask;
-				while (pos > high);
-			}
+		for (u = 0; u <= high; u++) {
+			spread[pos] = in_order[u];
+			do
+				pos = (pos + step) & mask;
+			while (pos > high);
 		}
 	}
 	/* Guards the spread: with counts that add up it ends where it began
