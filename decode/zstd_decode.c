@@ -632,12 +632,16 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 	uint8_t *const spread = ws->spread;
 	const uint32_t size = 1u << log, mask = size - 1;
 	const uint32_t step = (size >> 1) + (size >> 3) + 3;
-	uint32_t high = size - 1, pos = 0, u;
+	/* The "less than 1" symbols take the states from the top down,
+	 * one each; the others the first 'placed' states.  (read_fse_desc
+	 * counted each against the table's size: low <= size.) */
+	uint32_t low = 0, placed, pos = 0, u;
 	unsigned s;
 
 	for (s = 0; s <= max_sym; s++) {
 		if (norm[s] == -1) {
-			spread[high--] = (uint8_t)s;
+			low++;
+			spread[size - low] = (uint8_t)s;
 			ws->next_count[s] = 1;
 		} else {
 			ws->next_count[s] = (uint16_t)norm[s];
@@ -648,6 +652,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 	 * symbols in order, a piece of 8 at a time, then each to its place,
 	 * stepping over the states the "less than 1" symbols took (none,
 	 * usually: then the inner loop never runs). */
+	placed = size - low;
 	{
 		uint8_t *const in_order = ws->in_order;
 		size_t k = 0;
@@ -666,11 +671,11 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 				memcpy(in_order + k + i, &eight, 8);
 			k += n;
 		}
-		for (u = 0; u <= high; u++) {
+		for (u = 0; u < placed; u++) {
 			spread[pos] = in_order[u];
 			do
 				pos = (pos + step) & mask;
-			while (pos > high);
+			while (pos >= placed);
 		}
 	}
 	/* Guards the spread: with counts that add up it ends where it began
