@@ -585,6 +585,14 @@ static void check_handmade_all(void)
 	static const uint8_t block_over[] = { MAGIC, 0x00, 0x29, 0x4c, 0x00, 0x00, 0x08, 0x7a,
 					      0x01, 0x00, 0xfc, 0xff, 0x39, 0x10, 0x02, 0x83,
 					      0x4f, 0x02, 0x7a };
+	/* 1 KiB window; raw literals "abc", one sequence whose offsets table
+	 * (mode FSE, accuracy log 5) gives all 32 symbols "less than 1":
+	 * the states all go to them, none to the spread (an earlier
+	 * fse_build ran past its buffer on this; found by the fuzzer).
+	 * The sequence's bits then run out: corrupt, libzstd says so too. */
+	static const uint8_t all_low[] = { MAGIC, 0x00, 0x00, 0xAD, 0x00, 0x00, 0x18, 'a', 'b', 'c',
+					   0x01, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+					   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80 };
 	/* a content size that the blocks do not produce */
 	static const uint8_t fcs_wrong[] = { MAGIC, 0x20, 0x04, 0x19, 0x00, 0x00, 'a', 'b', 'c' };
 
@@ -609,6 +617,8 @@ static void check_handmade_all(void)
 	check_handmade("RLE block longer than the window", rle_long, sizeof rle_long, 2000, DECODE_OK);
 	check_handmade("compressed block makes more than the window", block_over, sizeof block_over,
 		       150000, DECODE_CORRUPT);
+	check_handmade("offsets table of only \"less than 1\" symbols", all_low, sizeof all_low, 3,
+		       DECODE_CORRUPT);
 	check_handmade("nothing at all", empty, 0, 0, DECODE_OK);
 	check_handmade("nothing at all, dst_len 1", empty, 0, 1, DECODE_TRUNCATED);
 
