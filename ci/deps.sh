@@ -9,9 +9,12 @@ zlib1g-dev libbz2-dev liblzma-dev libzstd-dev liblzo2-dev
 gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 grub-pc-bin grub-common xorriso mtools
+ovmf sbsigntool grub-efi-amd64-bin openssl
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev"
+# ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
+# firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi.
 # The last two lines are for the -m32 host tests and fuzzers
 # (tests/tests.mk, tests/fuzz.mk): the reference libraries for i386 where
 # Debian's i386 build installs beside the amd64 one without libc6-dev:i386

@@ -20,6 +20,7 @@
 #include "codecs.h"
 #include "image.h"
 #include "kernel.h"
+#include "pe.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"  -v, --verbose       print the layout and sizes\n"
+		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
+		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
@@ -76,6 +79,9 @@ static int describe(const char *input, struct error *err)
 			goto done;
 		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
 		bzimage_print_info(stdout, &info);
+		pe_print(stdout, &file);
+		if (info.ours)
+			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
 			struct error why;
 			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0)
@@ -144,11 +150,12 @@ int main(int argc, char **argv)
 		{ "info", no_argument, 0, 'I' },
 		{ "extract", no_argument, 0, 'x' },
 		{ "list-codecs", no_argument, 0, 'L' },
+		{ "cmdline", required_argument, 0, 'C' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
-	const char *output = NULL;
+	const char *output = NULL, *cmdline = "";
 	char *end;
 
 	opterr = 0;     /* our own messages, in our own form */
@@ -186,6 +193,9 @@ int main(int argc, char **argv)
 			return 0;
 		case 'x':
 			unpack = 1;
+			break;
+		case 'C':
+			cmdline = optarg;
 			break;
 		case 'V':
 			printf("bzpack %s\n", BZPACK_VERSION);
@@ -273,7 +283,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k.blob.size,
 			payload.size, seconds_since(&t0));
 
-	if (image_build(&k, codec, &payload, &image, &layout, &err) < 0)
+	if (image_build(&k, codec, &payload, cmdline, &image, &layout, &err) < 0)
 		goto out;
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
