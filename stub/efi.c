@@ -456,7 +456,9 @@ static void set_e820(struct boot_params *bp, const uint8_t *map, uint64_t map_si
 	bp->e820_entries = (uint8_t)n;
 }
 
-/* Returns only on failure before the firmware let go (with *why). */
+/* NULL once boot services are gone (efi_info and E820 filled), or why
+ * not while they still run.  A stale map key is retried; after the first
+ * refusal boot services may be half gone, so a failure then halts. */
 static const char *exit_boot_services(struct efi_boot *eb, struct boot_params *bp)
 {
 	uint64_t size = 0, key, desc_size, addr = 0;
