@@ -499,9 +499,9 @@ static const char *exit_boot_services(struct efi_boot *eb, struct boot_params *b
 }
 
 /* What a handover loader does to the setup header it copies that is no
- * damage.  systemd-boot's linux loader writes where it put the
- * protected-mode part into code32_start (a "modify (reloc)" field) and
- * finds the entry from it; the stub runs from its link address again
+ * damage.  A loader that put the protected-mode part elsewhere may say so
+ * in code32_start (a "modify (reloc)" field; systemd-boot's loader finds
+ * the handover entry from it); the stub runs from its link address again
  * now.  GRUB 2.06's linuxefi copies the header only up to its own
  * struct's end (handover_offset), so kernel_info_offset (protocol 2.15)
  * holds whatever its buffer held.  Both are put back to what the packer
