@@ -1,12 +1,14 @@
 #!/bin/bash
 # mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]
-# A tiny initramfs whose /init prints a marker line and powers off.
-# PAD_MIB adds that much incompressible data, to make the initrd large
-# (memory-tight tests).  With -k, /init then loads IMAGE (with INITRD and
-# the command line APPEND) with this machine's kexec (kexec-tools, and the
-# libraries it links, as ldd lists them) and boots it with `kexec -e`
-# instead of powering off: a second kernel started the way kexec-tools
-# starts it.  The first kernel must be amd64, like this machine's kexec.
+# A tiny initramfs whose /init prints what firmware the kernel found (a
+# UEFI system table with runtime services, ACPI tables), then a marker
+# line, and powers off.  PAD_MIB adds that much incompressible data, to
+# make the initrd large (memory-tight tests).  With -k, /init then loads
+# IMAGE (with INITRD and the command line APPEND) with this machine's
+# kexec (kexec-tools, and the libraries it links, as ldd lists them) and
+# boots it with `kexec -e` instead of powering off: a second kernel started
+# the way kexec-tools starts it.  The first kernel must be amd64, like this
+# machine's kexec.
 set -euo pipefail
 kimage="" kinitrd="" kappend=""
 while getopts "k:i:a:" opt; do
@@ -22,11 +24,17 @@ busybox=$1 out=$2 pad=${3:-0}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root/bin" "$root/proc" "$root/dev"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev"
 cp "$busybox" "$root/bin/busybox"
 cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+yes_no() { if "$@"; then echo yes; else echo no; fi; }
+# efivars appears only when the kernel can call EFI runtime services.
+echo "bzpack-initramfs: firmware efi=$(yes_no test -d /sys/firmware/efi)" \
+	"efi_runtime=$(yes_no test -d /sys/firmware/efi/efivars)" \
+	"acpi=$(yes_no test -e /sys/firmware/acpi/tables/DSDT)"
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
 [ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f

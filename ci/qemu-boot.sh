@@ -15,14 +15,19 @@
 #     -F           IMAGE is a floppy image: the BIOS boots its first sector
 #     -D FILE      -dtb FILE: QEMU hands it over as setup_data
 #     -K           KVM (-accel kvm -cpu host) instead of TCG
+#     -U           UEFI: Debian's OVMF as pflash (its code read-only, a fresh
+#                  copy of its variable store per boot) instead of SeaBIOS
+#     -H           IMAGE is a raw disk (an ESP made with mtools): boot it
+#     -N           do not stop at "bzpack: error:" (under UEFI the firmware
+#                  goes on to its next boot option; -e says when to stop)
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm=""
-while getopts "q:t:a:i:m:c:de:CFD:K" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1
+while getopts "q:t:a:i:m:c:de:CFD:KUHN" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -36,7 +41,10 @@ while getopts "q:t:a:i:m:c:de:CFD:K" opt; do
 	F) floppy=1 ;;
 	D) dtb=$OPTARG ;;
 	K) kvm=1 ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F] IMAGE LOG" >&2; exit 2 ;;
+	U) uefi=1 ;;
+	H) disk=1 ;;
+	N) stop_on_error="" ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -45,10 +53,18 @@ image=$1 log=$2
 
 args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
 	-device isa-debug-exit,iobase=0xf4,iosize=4)
+if [ -n "$uefi" ]; then
+	. ci/ovmf.sh
+	ovmf_vars_copy "$log.vars.fd" || exit 2
+	args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE"
+		-drive "if=pflash,format=raw,unit=1,file=$log.vars.fd")
+fi
 if [ -n "$cdrom" ]; then
 	args+=(-cdrom "$image")
 elif [ -n "$floppy" ]; then
 	args+=(-drive "file=$image,format=raw,if=floppy")
+elif [ -n "$disk" ]; then
+	args+=(-drive "format=raw,file=$image")
 else
 	args+=(-kernel "$image")
 fi
@@ -57,7 +73,7 @@ fi
 [ -n "$cpu" ] && args+=(-cpu "$cpu")
 [ -n "$dtb" ] && args+=(-dtb "$dtb")
 [ -n "$kvm" ] && args+=(-accel kvm -cpu host)
-[ -n "$cdrom" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's grub.cfg" >&2; exit 2; }; }
+[ -n "$cdrom$disk" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's or disk's own configuration" >&2; exit 2; }; }
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
 
 : > "$log"
@@ -66,7 +82,7 @@ pid=$!
 end=$(( $(date +%s%N) / 1000000 + timeout * 1000 ))
 outcome=""
 while kill -0 "$pid" 2>/dev/null; do
-	if grep -aEq $'^\r?bzpack: error:' "$log"; then   # GRUB ends lines with \n\r
+	if [ -n "$stop_on_error" ] && grep -aEq $'^\r?bzpack: error:' "$log"; then   # GRUB ends lines with \n\r
 		outcome=100
 	elif [ -n "$stop_regex" ] && grep -Eq "$stop_regex" "$log"; then
 		outcome=0

@@ -146,7 +146,7 @@ cor_why() {
 cor_uncovered() {
 	local f start end b missing=""
 	echo "corrupt: bytes no check covers (a flip there may boot \"testkern: OK\"):"
-	printf '  0x%03x-0x%03x  boot sector: never run or read (no floppy boot; loaders and our setup read the setup_header only)\n' \
+	printf '  0x%03x-0x%03x  boot sector: never run or read on the BIOS paths (no floppy boot; loaders and our setup read the setup_header only); in 64-bit images the DOS and PE headers, read by UEFI firmware only\n' \
 		0 $((SETUP_HEADER_OFFSET - 1))
 	for f in "${COR_SETUP_ORDER[@]}"; do
 		cor_covered "$f" && continue
@@ -162,7 +162,8 @@ cor_uncovered() {
 		fi
 	done
 	echo "  kernel_version string: shown by loaders and --info only (the stub never sees the real-mode part)"
-	echo "  padding after the version string (to a sector) and after the payload (to 16 bytes): never read"
+	echo "  after the version string: the EFI entry's default command line and its CRC32C (only the EFI entry reads them, and checks the CRC), padding to a sector, in 64-bit images the .reloc sector (UEFI firmware only)"
+	echo "  padding after the payload (to 16 bytes, to 512 in 64-bit images): never read"
 	if [ -n "$missing" ]; then
 		fail "corrupt: every uncovered setup_header field has a reason" "no cor_why for:$missing"
 	else

@@ -12,6 +12,9 @@
  *     "HdrS" and 0xaa55 in its setup header, CS/DS/ES/SS, IF clear, and
  *     for 32-bit ebx = edi = ebp = 0 and paging off, for 64-bit EFER.LMA,
  *   - prints the command line as "testkern: cmdline=<string>",
+ *   - checks the E820 map (RAM under .bss and boot_params) and, when a
+ *     UEFI loader filled efi_info, the system table and memory map it
+ *     points to ("testkern: e820 ...", "testkern: efi=..."),
  *   - checks the CRC-32C of the 3 MiB filler in .rodata and a word in .data,
  *   - prints "testkern: OK bits=<32|64>" and writes 0x10 to QEMU's
  *     isa-debug-exit port 0xf4 (QEMU exits with status 33), or prints
@@ -318,6 +321,74 @@ static void print_setup_data(const struct boot_params *bp)
 	put_char('\n');
 }
 
+/* "testkern: e820 entries=<n> ram=<bytes>": the memory map the kernel
+ * would build on.  Sane: at least one entry, RAM under our own .bss and
+ * under boot_params (whoever built the map, the stub or the firmware). */
+static int e820_is_ram(const struct boot_params *bp, uint64_t start, uint64_t end)
+{
+	for (unsigned i = 0; i < bp->e820_entries && i < E820_MAX_ENTRIES; i++) {
+		const struct e820_entry *e = &bp->e820_table[i];
+		if (e->type == E820_TYPE_RAM && e->addr <= start && e->addr + e->size >= end)
+			return 1;
+	}
+	return 0;
+}
+
+static unsigned check_e820(const struct boot_params *bp)
+{
+	uint64_t ram = 0;
+
+	for (unsigned i = 0; i < bp->e820_entries && i < E820_MAX_ENTRIES; i++)
+		if (bp->e820_table[i].type == E820_TYPE_RAM)
+			ram += bp->e820_table[i].size;
+	put_str("testkern: e820 entries=");
+	put_dec(bp->e820_entries);
+	put_str(" ram=");
+	put_hex(ram);
+	put_char('\n');
+	if (bp->e820_entries == 0 || bp->e820_entries > E820_MAX_ENTRIES)
+		return fail_val("e820_entries", bp->e820_entries, E820_MAX_ENTRIES);
+	if (!e820_is_ram(bp, (uintptr_t)__bss_start, (uintptr_t)__bss_stop))
+		return fail("e820: our .bss is not in a RAM entry");
+	if (!e820_is_ram(bp, (uintptr_t)bp, (uintptr_t)bp + BOOT_PARAMS_SIZE))
+		return fail("e820: boot_params is not in a RAM entry");
+	return 0;
+}
+
+/* "testkern: efi=EL64 systab=<addr> memmap=<addr> descriptors=<n>" when a
+ * UEFI loader filled efi_info, "testkern: efi=none" otherwise.  Sane: the
+ * system table carries its signature and the map whole descriptors. */
+#define EFI_SYSTAB_SIGNATURE 0x5453595320494249ull /* "IBI SYST" */
+#define EFI_MEMDESC_MIN_SIZE 40
+
+static unsigned check_efi_info(const struct boot_params *bp)
+{
+	const struct efi_info *e = &bp->efi_info;
+
+	if (e->efi_loader_signature != EFI_LOADER_SIGNATURE_64) {
+		put_str("testkern: efi=none\n");
+		return 0;
+	}
+	uint64_t systab = e->efi_systab | (uint64_t)e->efi_systab_hi << 32;
+	uint64_t memmap = e->efi_memmap | (uint64_t)e->efi_memmap_hi << 32;
+	unsigned descriptors = e->efi_memdesc_size ? e->efi_memmap_size / e->efi_memdesc_size : 0;
+	put_str("testkern: efi=EL64 systab=");
+	put_hex(systab);
+	put_str(" memmap=");
+	put_hex(memmap);
+	put_str(" descriptors=");
+	put_dec(descriptors);
+	put_char('\n');
+	if (!systab || systab >> 32)
+		return fail_hex("efi_info: system table out of reach at", systab);
+	if (*(const volatile uint64_t *)(uintptr_t)systab != EFI_SYSTAB_SIGNATURE)
+		return fail("efi_info: no EFI system table signature at efi_systab");
+	if (!memmap || e->efi_memdesc_size < EFI_MEMDESC_MIN_SIZE || descriptors == 0 ||
+	    e->efi_memmap_size % e->efi_memdesc_size)
+		return fail("efi_info: memory map fields are not sane");
+	return 0;
+}
+
 static unsigned check_filler(void)
 {
 	struct crc32c_table tab;        /* 8 KiB: the stack is 32 KiB */
@@ -384,6 +455,14 @@ void testkern_main(const struct entry_state *st)
 	}
 	print_cmdline(bp);
 	print_setup_data(bp);
+	if (bp) {
+		fails += check_e820(bp);
+		/* Only a 64-bit kernel is entered from UEFI ("EL64"); the
+		 * 32-bit build leaves the check out, keeping its code within
+		 * the one page ci/mkcorpus.sh cuts from it. */
+		if (BITS == 64)
+			fails += check_efi_info(bp);
+	}
 	fails += check_filler();
 	fails += check_bss(bss_nonzero);
 	fails += expect("data magic", testkern_data_magic, DATA_MAGIC);

@@ -35,6 +35,7 @@
 /* xloadflags (protocol 2.12) */
 #define XLF_KERNEL_64           0x01    /* 64-bit entry at code32_start + BZPACK_ENTRY64_OFFSET */
 #define XLF_CAN_BE_LOADED_ABOVE_4G 0x02
+#define XLF_EFI_HANDOVER_64     0x08    /* handover_offset is a 64-bit entry */
 #define BZPACK_ENTRY64_OFFSET   0x200   /* boot.rst: "the 64-bit entry ... load address + 0x200" */
 
 #define BOOT_CS                 0x10    /* __BOOT_CS: flat 4 GiB code */
@@ -94,7 +95,7 @@ struct setup_header {
 	uint64_t setup_data;            /* 0x250: linked list, written by the loader */
 	uint64_t pref_address;          /* 0x258 */
 	uint32_t init_size;             /* 0x260: memory needed from the load address */
-	uint32_t handover_offset;       /* 0x264: EFI handover, unused */
+	uint32_t handover_offset;       /* 0x264: EFI handover entry - 0x200, from the protected-mode part */
 	uint32_t kernel_info_offset;    /* 0x268: kernel_info, from the protected-mode part */
 } __attribute__((packed));
 
@@ -209,12 +210,62 @@ struct e820_entry {
 } __attribute__((packed));
 _Static_assert(sizeof(struct e820_entry) == 20, "e820_entry");
 
+/* E820 types besides RAM, for the map the EFI entry builds. */
+#define E820_TYPE_RESERVED      2
+#define E820_TYPE_ACPI          3
+#define E820_TYPE_NVS           4
+#define E820_TYPE_UNUSABLE      5
+#define E820_TYPE_PMEM          7
+
+/* screen_info's linear framebuffer fields (Linux's uapi screen_info). */
+#define VIDEO_TYPE_EFI          0x70
+
+struct screen_info {
+	uint8_t  _pad0[0x0f];
+	uint8_t  orig_video_isVGA;      /* 0x0f: VIDEO_TYPE_EFI */
+	uint8_t  _pad1[0x12 - 0x10];
+	uint16_t lfb_width;             /* 0x12 */
+	uint16_t lfb_height;            /* 0x14 */
+	uint16_t lfb_depth;             /* 0x16 */
+	uint32_t lfb_base;              /* 0x18 */
+	uint32_t lfb_size;              /* 0x1c */
+	uint8_t  _pad2[0x24 - 0x20];
+	uint16_t lfb_linelength;        /* 0x24 */
+	uint8_t  red_size, red_pos, green_size, green_pos; /* 0x26 */
+	uint8_t  blue_size, blue_pos, rsvd_size, rsvd_pos; /* 0x2a */
+	uint8_t  _pad3[0x34 - 0x2e];
+	uint16_t capabilities;          /* 0x34 */
+	uint32_t ext_lfb_base;          /* 0x36: high 32 bits */
+	uint8_t  _pad4[0x40 - 0x3a];
+} __attribute__((packed));
+_Static_assert(sizeof(struct screen_info) == 0x40, "screen_info");
+#define VIDEO_CAPABILITY_64BIT_BASE 0x2
+
+/* efi_info: how a kernel booted from UEFI finds the firmware again. */
+#define EFI_LOADER_SIGNATURE_64 0x34364c45u /* "EL64" */
+struct efi_info {
+	uint32_t efi_loader_signature;  /* 0x1c0 */
+	uint32_t efi_systab;            /* 0x1c4 */
+	uint32_t efi_memdesc_size;      /* 0x1c8 */
+	uint32_t efi_memdesc_version;   /* 0x1cc */
+	uint32_t efi_memmap;            /* 0x1d0 */
+	uint32_t efi_memmap_size;       /* 0x1d4 */
+	uint32_t efi_systab_hi;         /* 0x1d8 */
+	uint32_t efi_memmap_hi;         /* 0x1dc */
+} __attribute__((packed));
+_Static_assert(sizeof(struct efi_info) == 0x20, "efi_info");
+
 struct boot_params {
-	uint8_t  _pad0[0x0c0];
+	struct screen_info screen_info; /* 0x000 */
+	uint8_t  _pad0[0x070 - 0x040];
+	uint64_t acpi_rsdp_addr;        /* 0x070 */
+	uint8_t  _pad0b[0x0c0 - 0x078];
 	uint32_t ext_ramdisk_image;     /* 0x0c0: high 32 bits */
 	uint32_t ext_ramdisk_size;      /* 0x0c4 */
 	uint32_t ext_cmd_line_ptr;      /* 0x0c8 */
-	uint8_t  _pad1[0x1e4 - 0x0cc];
+	uint8_t  _pad1[0x1c0 - 0x0cc];
+	struct efi_info efi_info;       /* 0x1c0 */
+	uint8_t  _pad1b[0x1e4 - 0x1e0];
 	uint32_t scratch;               /* 0x1e4: the kernel's own scratch word: the heads' first
 					   stack, then which entry ran (BZPACK_ENTRY_*) */
 	uint8_t  e820_entries;          /* 0x1e8 */
@@ -229,6 +280,8 @@ struct boot_params {
 _Static_assert(sizeof(struct boot_params) == BOOT_PARAMS_SIZE, "boot_params is one page");
 _Static_assert(__builtin_offsetof(struct boot_params, scratch) == 0x1e4, "scratch");
 _Static_assert(__builtin_offsetof(struct boot_params, e820_entries) == 0x1e8, "e820_entries");
+_Static_assert(__builtin_offsetof(struct boot_params, acpi_rsdp_addr) == 0x070, "acpi_rsdp_addr");
+_Static_assert(__builtin_offsetof(struct boot_params, efi_info) == 0x1c0, "efi_info");
 _Static_assert(__builtin_offsetof(struct boot_params, hdr) == SETUP_HEADER_OFFSET, "hdr");
 _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e820_table");
 
@@ -322,6 +375,20 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPAC
 #define BZPACK_SCRATCH_SIZE     0x10000
 #define BZPACK_WORKSPACE_ALIGN  0x1000
 
+/* The last 16 bytes of every stub, right before _stub_end (linker/stub.ld
+ * writes them): where its UEFI entries are, as offsets from the start of
+ * the protected-mode part, 0 for none (32-bit stubs have none).  The
+ * packer reads them to fill the PE header and handover_offset. */
+struct stub_info {
+	uint32_t magic;                 /* BZPACK_STUB_INFO_MAGIC */
+	uint32_t efi_entry;             /* PE AddressOfEntryPoint: ms_abi (handle, system table) */
+	uint32_t efi_handover;          /* EFI handover: SysV (handle, system table, boot_params) */
+	uint32_t reserved;
+} __attribute__((packed));
+#define BZPACK_STUB_INFO_MAGIC  0x4f464e49u /* "INFO" */
+#define BZPACK_STUB_INFO_SIZE   16
+_Static_assert(sizeof(struct stub_info) == BZPACK_STUB_INFO_SIZE, "stub_info");
+
 /* The stub's first instruction jumps over this 8-byte marker, which our
  * real-mode setup looks for at BZPACK_LOAD_ADDR + 2 before it switches
  * modes: a truncated file, a damaged setup_sects or a loader that put the
@@ -336,6 +403,7 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPAC
 #define BZPACK_ENTRY_16         16      /* our real-mode setup, then startup_32 */
 #define BZPACK_ENTRY_32         32      /* startup_32 (code32_start) */
 #define BZPACK_ENTRY_64         64      /* startup_64 (code32_start + 0x200) */
+#define BZPACK_ENTRY_EFI        0xef1   /* the PE entry or the EFI handover (stub/efi.c) */
 
 /* Handed from our real-mode setup to the 32-bit entry, in ebp, so that the
  * stub can count cycles from the very first instruction; edi:ebx holds the

@@ -48,25 +48,28 @@ void fail(const char *reason, const char *detail)
 #define STRINGIFY(x) #x
 #define STRING(x) STRINGIFY(x)
 
-static void check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
-			 const struct crc32c_table *crc)
+const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
+			      const struct crc32c_table *crc)
 {
 	/* The version says where the CRC is, so it comes first. */
 	if (hdr->version != BZPACK_FORMAT_VERSION || hdr->header_size != sizeof(*hdr))
-		fail("bzpack header is not format " STRING(BZPACK_FORMAT_VERSION), "");
+		return "bzpack header is not format " STRING(BZPACK_FORMAT_VERSION);
 	if (crc32c_update(crc, 0, hdr, offsetof(struct bzpack_header, header_crc)) != hdr->header_crc)
-		fail("bzpack header checksum mismatch (CRC32C)", "");
+		return "bzpack header checksum mismatch (CRC32C)";
 	/* init_size, payload_length, pref_address, ...: the loader took them
 	 * from the file and the kernel may read them from boot_params. */
 	if (setup_header_crc(crc, &bp->hdr) != hdr->setup_crc)
-		fail("setup header fields changed since packing (CRC32C)", "");
+		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
-		fail("payload codec does not match this stub's decoder", "");
+		return "payload codec does not match this stub's decoder";
 	if (hdr->bits != 8 * sizeof(void *))
-		fail("payload word size does not match this stub", "");
+		return "payload word size does not match this stub";
 	if (hdr->workspace_size < stub_codec.workspace_size ||
 	    hdr->workspace_size % BZPACK_WORKSPACE_ALIGN)
-		fail("decoder workspace in the header is too small or misaligned", "");
+		return "decoder workspace in the header is too small or misaligned";
+	if (hdr->entry < hdr->out_addr || hdr->entry >= (uint64_t)hdr->out_addr + hdr->out_size)
+		return "kernel entry point lies outside the kernel";
+	return 0;
 }
 
 static void check_range(const struct boot_params *bp, const char *what, struct mem_range r)
@@ -87,8 +90,20 @@ static void check_range(const struct boot_params *bp, const char *what, struct m
 
 /* The one line CI and people read.  cycles= is the decompression alone;
  * the phases follow, total= from the first instruction we know of. */
-static void report(const struct bzpack_header *hdr, const struct boot_params *bp, uint64_t move,
-		   uint64_t verify, uint64_t decompress, uint64_t total)
+/* How the report line names the entry the loader took (boot_params.scratch,
+ * BZPACK_ENTRY_*, left there by the heads or the EFI entry). */
+static const char *entry_name(uint32_t entry)
+{
+	switch (entry) {
+	case BZPACK_ENTRY_16: return "16";
+	case BZPACK_ENTRY_32: return "32";
+	case BZPACK_ENTRY_64: return "64";
+	case BZPACK_ENTRY_EFI: return "efi";
+	}
+	return "unknown";
+}
+
+void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct stub_times *t)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -97,20 +112,42 @@ static void report(const struct bzpack_header *hdr, const struct boot_params *bp
 	serial_puts(" out=");
 	serial_put_u64(hdr->out_size);
 	serial_puts(" cycles=");
-	serial_put_u64(decompress);
+	serial_put_u64(t->decompress);
 	serial_puts(" move=");
-	serial_put_u64(move);
+	serial_put_u64(t->move);
 	serial_puts(" verify=");
-	serial_put_u64(verify);
+	serial_put_u64(t->verify);
 	serial_puts(" decompress=");
-	serial_put_u64(decompress);
+	serial_put_u64(t->decompress);
 	serial_puts(" total=");
-	serial_put_u64(total);
+	serial_put_u64(read_tsc() - t->start);
 	serial_puts(" bits=");
 	serial_put_u64(hdr->bits);
-	serial_puts(" entry=");         /* 16, 32 or 64: which entry the loader took */
-	serial_put_u64(bp->scratch);
+	serial_puts(" entry=");         /* 16, 32, 64 or efi: which entry the loader took */
+	serial_puts(entry_name(bp->scratch));
 	serial_puts("\n");
+}
+
+const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
+			const uint8_t *payload, uint8_t *out, void *workspace, struct stub_times *t,
+			const char **detail)
+{
+	uint64_t t1 = read_tsc();
+
+	*detail = "";
+	if (crc32c_update(crc, 0, payload, hdr->payload_size) != hdr->payload_crc)
+		return "payload checksum mismatch (CRC32C)";
+	uint64_t t2 = read_tsc();
+	enum decode_status status = stub_decode(payload, hdr->payload_size, out, hdr->out_size, workspace);
+	uint64_t t3 = read_tsc();
+	if (status != DECODE_OK) {
+		*detail = decode_status_name(status);
+		return "decompression failed: ";
+	}
+	memset(out + hdr->out_size, 0, hdr->zero_size);
+	t->verify = t2 - t1;
+	t->decompress = t3 - t2;
+	return 0;
 }
 
 uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
@@ -121,7 +158,9 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 
 	serial_init();
 	crc32c_init(&crc, 0);
-	check_header(hdr, bp, &crc);
+	const char *why = stub_check_header(hdr, bp, &crc);
+	if (why)
+		fail(why, "");
 
 	/* 2. The plan the packer wrote, against what the loader did.  We run
 	 * wherever the loader put us (load); the kernel goes to its own
@@ -141,11 +180,9 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	struct mem_range image = { load, src.end }, moved = { 0, 0 };
 	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
 		fail("kernel would overwrite low memory or this stub", "");
-	if (hdr->entry < out.start || hdr->entry >= out.start + hdr->out_size)
-		fail("kernel entry point lies outside the kernel", "");
 	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
 		fail("scratch memory overlaps the image or the kernel", "");
-	const char *why = memory_check_setup_data(bp);
+	why = memory_check_setup_data(bp);
 	if (why)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
@@ -169,24 +206,19 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 		fail(why, "");
 	check_range(bp, "kernel range", out);
 
+	struct stub_times t = { .start = t_start };
 	uint64_t t0 = read_tsc();
 	if (moved.end)
 		payload = memmove((void *)(uintptr_t)moved.start, payload, hdr->payload_size);
-	uint64_t t1 = read_tsc();
+	t.move = read_tsc() - t0;
 
 	/* 4, 5, 6. */
-	if (crc32c_update(&crc, 0, payload, hdr->payload_size) != hdr->payload_crc)
-		fail("payload checksum mismatch (CRC32C)", "");
-	uint64_t t2 = read_tsc();
-	enum decode_status status = stub_decode(payload, hdr->payload_size,
-						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size,
-						       workspace);
-	uint64_t t3 = read_tsc();
-	if (status != DECODE_OK)
-		fail("decompression failed: ", decode_status_name(status));
-	memset((uint8_t *)(uintptr_t)hdr->out_addr + hdr->out_size, 0, hdr->zero_size);
+	const char *detail;
+	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)hdr->out_addr, workspace, &t, &detail);
+	if (why)
+		fail(why, detail);
 
 	/* 7. */
-	report(hdr, bp, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
+	stub_report(hdr, bp, &t);
 	return (uintptr_t)hdr->entry;
 }

@@ -22,6 +22,25 @@ enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
 /* main.c: called by head_32.asm / head_64.asm; returns the kernel entry. */
 uintptr_t stub_main(struct boot_params *bp, uint64_t t_start);
 
+/* What main.c's boot story shares with the EFI entry (efi.c).  Failures
+ * come back as a reason (and a detail), for each path to report its way. */
+struct crc32c_table;
+struct stub_times {
+	uint64_t start;         /* rdtsc at the first instruction we know of */
+	uint64_t move, verify, decompress; /* cycles of each phase */
+};
+/* The header's own checks, and the packer's setup_header fields in bp. */
+const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
+			      const struct crc32c_table *crc);
+/* Verify the payload's CRC32C, decompress it to out (out_addr, or where
+ * the EFI entry stages it), clear the bss after it; fills t->verify and
+ * t->decompress. */
+const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
+			const uint8_t *payload, uint8_t *out, void *workspace, struct stub_times *t,
+			const char **detail);
+/* "bzpack: codec=... cycles=..." on COM1. */
+void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct stub_times *t);
+
 /* Prints "bzpack: error: <reason><detail>" on COM1 and halts. */
 __attribute__((noreturn)) void fail(const char *reason, const char *detail);
 

@@ -6,6 +6,13 @@
 
 STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o serial.o string.o decode/crc32c.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
+# Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
+# 32-bit kernel the way the boot protocol wants).
+STUB_EFI_OBJS_32 :=
+STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
+# efi.c runs once, mostly waiting on firmware calls: size over speed
+# (7.3 -> 5.8 KB in every 64-bit stub).
+$(B)/stub/64/efi.o: STUB_CFLAGS += -Os
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
@@ -36,6 +43,10 @@ $(B)/stub/64/head.o: stub/head_64.asm stub/head_common.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
+$(B)/stub/64/efi_entry.o: stub/efi_entry.asm $(GEN_INC)
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf64 -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
+
 LD_EMULATION_32 := elf_i386
 LD_EMULATION_64 := elf_x86_64
 
@@ -43,7 +54,7 @@ LD_EMULATION_64 := elf_x86_64
 # flat binary, so its ELF segments' permissions mean nothing (i386's
 # .got.plt makes one writable): no warning about them.
 define stub_rule
-$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
 		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)

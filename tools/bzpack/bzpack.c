@@ -25,6 +25,7 @@
 #include "image.h"
 #include "kernel.h"
 #include "payload_cache.h"
+#include "pe.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -59,6 +60,8 @@ static void usage(FILE *out)
 		"  -v, --verbose       print the layout and sizes\n"
 		"      --pack-cache=DIR  keep compressed payloads in DIR and reuse them when\n"
 		"                      this packer, codec, level and kernel are the same\n"
+		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
+		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
@@ -89,6 +92,9 @@ static int describe(const char *input, struct error *err)
 			goto done;
 		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
 		bzimage_print_info(stdout, &info);
+		pe_print(stdout, &file);
+		if (info.ours)
+			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
 			struct error why;
 			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0)
@@ -178,13 +184,14 @@ int main(int argc, char **argv)
 		{ "storage-mbps", required_argument, 0, 'M' },
 		{ "cpu-scale", required_argument, 0, 'C' },
 		{ "pack-cache", required_argument, 0, 'P' },
+		{ "cmdline", required_argument, 0, 'E' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
-	const char *output = NULL;
+	const char *output = NULL, *cmdline = "";
 	char *end;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -237,6 +244,9 @@ int main(int argc, char **argv)
 			return 0;
 		case 'x':
 			unpack = 1;
+			break;
+		case 'E':
+			cmdline = optarg;
 			break;
 		case 'V':
 			printf("bzpack %s\ncodecs: %s\n", BZPACK_VERSION, codec_names());
@@ -326,7 +336,7 @@ int main(int argc, char **argv)
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
-	if (image_build(&k, codec, &payload, &image, &layout, &err) < 0)
+	if (image_build(&k, codec, &payload, cmdline, &image, &layout, &err) < 0)
 		goto out;
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)

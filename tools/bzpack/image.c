@@ -1,13 +1,19 @@
 /* image.c - lay out and assemble a bzpack image:
  *
- *   file:   [setup.bin | kernel_version string | pad to a sector]   real-mode part
- *           [stub | bzpack_header | payload | pad to 16]           protected-mode part
+ *   file:   [setup.bin | kernel_version string | default command line
+ *            | its CRC32C | pad to a sector | .reloc sector (64-bit)] real-mode part
+ *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
  *           loaders put it; others may put it anywhere, and everything
  *           below moves with it but the kernel); the kernel at its own
  *           physical addresses; above both, the stub's scratch, then the
  *           decoder's workspace, and above that the moved payload when it
  *           overlaps the kernel.
+ *
+ * A stub with an EFI entry (the 64-bit ones) makes the file a PE32+ EFI
+ * application too: pe.c writes its headers into sector 0.  32-bit kernels
+ * get no PE header: 64-bit UEFI cannot enter them without leaving long
+ * mode, which no loader expects of an EFI application.
  */
 #include "image.h"
 
@@ -17,6 +23,7 @@
 #include "bzpack_format.h"
 #include "codecs.h"
 #include "crc32c.h"
+#include "pe.h"
 #include "stubs.h"
 
 #define BZPACK_VERSION_STRING "bzpack 0.1"
@@ -91,6 +98,11 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->pref_address = BZPACK_LOAD_ADDR;
 	h->init_size = (uint32_t)l->init_size;
 	h->kernel_info_offset = (uint32_t)(l->stub_size + offsetof(struct bzpack_header, kernel_info));
+	if (l->efi_handover) {
+		/* The 64-bit handover entry is at handover_offset + 0x200 (boot.rst). */
+		h->handover_offset = l->efi_handover - 0x200;
+		h->xloadflags |= XLF_EFI_HANDOVER_64;
+	}
 }
 
 /* sh: the setup_header as it goes into the file, for setup_crc. */
@@ -123,27 +135,53 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
+/* Where the stub's UEFI entries are (struct stub_info, its last bytes). */
+static int read_stub_info(const struct buffer *stub, struct stub_info *si, struct error *err)
+{
+	if (stub->size < BZPACK_STUB_INFO_SIZE)
+		return fail_with(err, "internal error: stub too small");
+	memcpy(si, stub->data + stub->size - BZPACK_STUB_INFO_SIZE, sizeof(*si));
+	if (si->magic != BZPACK_STUB_INFO_MAGIC || si->efi_entry >= stub->size ||
+	    si->efi_handover >= stub->size || (si->efi_handover && si->efi_handover < 0x200))
+		return fail_with(err, "internal error: stub has no valid stub_info");
+	return 0;
+}
+
 int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		struct buffer *image, struct image_layout *l, struct error *err)
+		const char *cmdline, struct buffer *image, struct image_layout *l, struct error *err)
 {
 	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits);
 	char version[KERNEL_VERSION_MAX + 64];
+	struct stub_info si;
 
 	if (!stub.size)
 		return fail_with(err, "no %d-bit stub for codec %s", k->bits, codec->name);
+	if (read_stub_info(&stub, &si, err) < 0)
+		return -1;
+	if (strlen(cmdline) >= CMDLINE_SIZE)
+		return fail_with(err, "--cmdline is longer than %d bytes", CMDLINE_SIZE - 1);
+	if (cmdline[0] && !si.efi_entry)
+		return fail_with(err, "--cmdline is for the EFI entry, and %d-bit images have none", k->bits);
 	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s, %d-bit%s",
 		 k->version, k->version[0] ? " [" : "", codec->name, k->bits,
 		 k->version[0] ? "]" : "");
 	uint64_t version_offset = setup.size, version_len = strlen(version) + 1;
-	uint64_t setup_size = align_up(setup.size + version_len, SECTOR_SIZE);
-	if (setup.size + version_len > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
-		return fail_with(err, "internal error: real-mode part too large");
+	/* The EFI entry's default command line, then the CRC32C of its bytes. */
+	uint64_t cmdline_offset = version_offset + version_len, cmdline_len = strlen(cmdline) + 1;
+	uint64_t cmdline_crc_offset = cmdline_offset + cmdline_len;
+	uint64_t headers_size = align_up(cmdline_crc_offset + sizeof(uint32_t), SECTOR_SIZE);
+	uint64_t setup_size = headers_size + (si.efi_entry ? PE_RELOC_SECTOR : 0);
+	if (cmdline_crc_offset + sizeof(uint32_t) > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
+		return fail_with(err, "real-mode part too large (a shorter --cmdline?)");
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX)
 		return fail_with(err, "kernel too large");
 	if (plan(k, codec, &stub, setup_size, payload, l, err) < 0)
 		return -1;
+	l->efi_entry = si.efi_entry;
+	l->efi_handover = si.efi_handover;
 
-	image->size = l->setup_size + l->prot_size;
+	/* A PE section's file data comes in whole FileAlignment units. */
+	image->size = l->setup_size + (si.efi_entry ? align_up(l->prot_size, SECTOR_SIZE) : l->prot_size);
 	image->data = calloc(1, image->size);
 	if (!image->data)
 		return fail_with(err, "out of memory");
@@ -151,9 +189,20 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 
 	memcpy(rm, setup.data, setup.size);
 	memcpy(rm + version_offset, version, version_len);
+	memcpy(rm + cmdline_offset, cmdline, cmdline_len);
+	static struct crc32c_table crc;
+	crc32c_init(&crc, 0);
+	uint32_t cmdline_crc = crc32c_update(&crc, 0, cmdline, cmdline_len);
+	memcpy(rm + cmdline_crc_offset, &cmdline_crc, sizeof(cmdline_crc)); /* little-endian host */
 	struct setup_header sh;
 	fill_setup_header(&sh, l, version_offset, k->bits);
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
+	if (si.efi_entry)
+		pe_write(image->data, &(struct pe_layout){ .headers_size = headers_size,
+							   .reloc_offset = headers_size,
+							   .text_offset = l->setup_size,
+							   .text_size = l->prot_size,
+							   .entry = si.efi_entry });
 
 	memcpy(pm, stub.data, stub.size);
 	struct bzpack_header bh;

@@ -20,10 +20,13 @@ struct image_layout {
 	uint64_t workspace_size;   /* the decoder's, right after the scratch */
 	int moves_payload;         /* the payload overlaps the kernel's memory */
 	uint64_t init_size;        /* from BZPACK_LOAD_ADDR to the last byte we touch */
+	uint32_t efi_entry;        /* the stub's PE entry, from the protected-mode part; 0: none */
+	uint32_t efi_handover;     /* its EFI handover entry, likewise */
 };
 
+/* cmdline: the default command line of the EFI entry ("" for none). */
 int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		struct buffer *image, struct image_layout *layout, struct error *err);
+		const char *cmdline, struct buffer *image, struct image_layout *layout, struct error *err);
 
 void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,
 			const struct image_layout *l);
