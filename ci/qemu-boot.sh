@@ -90,6 +90,12 @@ while kill -0 "$pid" 2>/dev/null; do
 		outcome=124
 	fi
 	if [ -n "$outcome" ]; then
+		# The line that matched may still be arriving (the stub writes
+		# COM1 a byte at a time): give it up to a second to end.
+		for _ in $(seq 50); do
+			[ "$(tail -c 1 "$log" | od -An -tx1 | tr -d ' ')" = 0a ] && break
+			sleep 0.02
+		done
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		exit "$outcome"

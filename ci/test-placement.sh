@@ -25,14 +25,14 @@ fi
 . "$B/gen/bzpack_format.sh"
 
 # The header: both word sizes relocatable to 4 KiB; only 64-bit images
-# have the 64-bit entry, and may be loaded above 4 GiB.
+# have the 64-bit entry and the EFI handover, and may be loaded above 4 GiB.
 for bits in 32 64; do
 	img=$T/place-testkern$bits.img
 	if ! out=$($BZPACK -c lz4 -o "$img" "$B/images/testkern$bits.elf" 2>&1); then
 		fail "pack testkern$bits for the placement tests" "$out"; continue
 	fi
 	want=0
-	[ $bits = 64 ] && want=$((XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G))
+	[ $bits = 64 ] && want=$((XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G | XLF_EFI_HANDOVER_64))
 	got=$(setup_field "$img" "$SETUP_HDR_xloadflags" 2)
 	check "testkern$bits image: xloadflags $got, want $want" test "$got" = "$want"
 	got=$(setup_field "$img" "$SETUP_HDR_relocatable_kernel" 1)/$(setup_field "$img" "$SETUP_HDR_kernel_alignment" 4)
