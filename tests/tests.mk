@@ -67,7 +67,11 @@ $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_OBJ_RULE,$(v))))
 
 # ---- tests ------------------------------------------------------------------
 # TEST_SRCS_X: its sources; TEST_LIBS_X: its libraries; TEST_VARIANTS_X:
-# the variants it is built in.
+# the variants it is built in.  TESTLIB: the scaffolding the decoder tests
+# share (case counting, guarded buffers, the PRNG, file reading) and the
+# inputs they generate from it (tests/testlib.h, tests/testgen.h).
+
+TESTLIB := tests/testlib.c tests/testgen.c
 
 TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c
 TEST_LIBS_lz4     := -llz4
@@ -100,10 +104,10 @@ TEST_VARIANTS_bzip2 := native asan
 # (tests/gzip_decode_safe.c), against libdeflate and zlib.  Not -m32: zlib
 # has no installable i386 build here (ci/deps.sh); gzip32 instead runs the
 # decoder with the 32-bit bit buffer of the -m32 stub, under ASan.
-TEST_SRCS_gzip       := tests/test_gzip.c decode/gzip_decode.c tests/gzip_decode_safe.c
+TEST_SRCS_gzip       := tests/test_gzip.c decode/gzip_decode.c tests/gzip_decode_safe.c $(TESTLIB)
 TEST_LIBS_gzip       := -ldeflate -lz
 TEST_VARIANTS_gzip   := native asan
-TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decode32_safe.c
+TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decode32_safe.c $(TESTLIB)
 TEST_LIBS_gzip32     := -ldeflate -lz
 TEST_VARIANTS_gzip32 := asan
 
