@@ -73,7 +73,7 @@ $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_OBJ_RULE,$(v))))
 
 TESTLIB := tests/testlib.c tests/testgen.c
 
-TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c
+TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c $(TESTLIB)
 TEST_LIBS_lz4     := -llz4
 TEST_VARIANTS_lz4 := $(TEST_VARIANTS)
 
