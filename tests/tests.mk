@@ -96,7 +96,7 @@ TEST_VARIANTS_lzo := $(TEST_VARIANTS)
 
 # bzip2: decode/bzip2_decode.c against libbz2.  Not -m32: libbz2-dev:i386
 # is not installable beside the amd64 one (ci/deps.sh).
-TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c
+TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c $(TESTLIB)
 TEST_LIBS_bzip2     := -lbz2
 TEST_VARIANTS_bzip2 := native asan
 
