@@ -90,7 +90,8 @@ TEST_VARIANTS_codecs := native asan
 
 # lzo and lzo-rle: one decoder core, both entry points, and our LZO-RLE
 # compressor, against liblzo2 and a byte-wise reference decoder.
-TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c
+TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c \
+	$(TESTLIB)
 TEST_LIBS_lzo     := -llzo2
 TEST_VARIANTS_lzo := $(TEST_VARIANTS)
 
