@@ -115,7 +115,7 @@ TEST_VARIANTS_gzip32 := asan
 # lzma and xz: decode/lzma_decode.c and xz_decode.c (one LZMA core,
 # decode/lzma_core.h) against liblzma.  liblzma has no installable i386
 # build here (ci/deps.sh): tool_files below is their -m32 test.
-TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c
+TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c $(TESTLIB)
 TEST_LIBS_xz           := -llzma
 TEST_VARIANTS_xz       := native asan
 
