@@ -121,7 +121,7 @@ TEST_VARIANTS_xz       := native asan
 
 # zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
 # installable i386 build here (ci/deps.sh).
-TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c
+TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c $(TESTLIB)
 TEST_LIBS_zstd     := -lzstd
 TEST_VARIANTS_zstd := native asan
 
