@@ -181,7 +181,7 @@ size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* ---- files ---- */
 
-/* read_file's way out: errno as the failure left it, not as fclose does. */
+/* read_whole_file's way out: errno as the failure left it, not as fclose does. */
 static uint8_t *close_failed(FILE *f, uint8_t *p, int err)
 {
 	fclose(f);

@@ -84,7 +84,7 @@ TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
 TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c)
+	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
