@@ -235,46 +235,28 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	free(out);
 }
 
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *gz = make_gzip((enum comp)k, data, n, &clen);
+
+	check_member(data, n, gz, clen, what);
+	free(gz);
+}
+
+static const struct compressors compressors = { NUM_COMP, comp_name, check_compressor };
+
 /* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[400];
-
-	for (int c = 0; c < NUM_COMP; c++) {
-		size_t clen;
-		uint8_t *gz = make_gzip((enum comp)c, data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/%s", name, comp_name[c]);
-		begin_case();
-		check_member(data, n, gz, clen, "roundtrip");
-		end_case(full);
-		free(gz);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
 /* One case per compressor covering every length in [lo, hi]. */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
-			      void (*gen)(uint8_t *, size_t))
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (int c = 0; c < NUM_COMP; c++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, comp_name[c]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *gz;
-
-			gen(data, n);
-			gz = make_gzip((enum comp)c, data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_member(data, n, gz, clen, what);
-			free(gz);
-		}
-		end_case(full);
-	}
-	free(data);
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
 /* ---- input generators (more in tests/testgen.h) ------------------------ */

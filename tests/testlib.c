@@ -179,6 +179,39 @@ size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 	return n;
 }
 
+/* ---- round trips ---- */
+
+void roundtrip_each(const struct compressors *z, const char *name, const uint8_t *data, size_t n)
+{
+	char full[400];
+
+	for (unsigned k = 0; k < z->count; k++) {
+		snprintf(full, sizeof full, "%s/%s", name, z->names[k]);
+		begin_case();
+		z->check(k, data, n, "roundtrip");
+		end_case(full);
+	}
+}
+
+void roundtrip_each_length(const struct compressors *z, const char *name, size_t lo, size_t hi,
+			   void (*gen)(uint8_t *, size_t))
+{
+	char full[400], what[64];
+	uint8_t *data = xmalloc(hi);
+
+	for (unsigned k = 0; k < z->count; k++) {
+		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, z->names[k]);
+		begin_case();
+		for (size_t n = lo; n <= hi && !case_failed; n++) {
+			gen(data, n);
+			snprintf(what, sizeof what, "length %zu", n);
+			z->check(k, data, n, what);
+		}
+		end_case(full);
+	}
+	free(data);
+}
+
 /* ---- files ---- */
 
 /* read_whole_file's way out: errno as the failure left it, not as fclose does. */

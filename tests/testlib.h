@@ -87,6 +87,25 @@ void buf_free(struct buf *b);
 /* The index of the first byte where a and b differ; n if none does. */
 size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* ---- round trips ---- */
+
+/* A test's compressors, for the round-trip loops below: count of them,
+ * names[k] the suffix of compressor k's case names, and check(k, ...)
+ * compresses data[0..n) with compressor k, decodes the result and calls
+ * failf on whatever is wrong (what: where, for its messages). */
+struct compressors {
+	unsigned count;
+	const char *const *names;
+	void (*check)(unsigned k, const uint8_t *data, size_t n, const char *what);
+};
+
+/* One case per compressor, "NAME/<compressor>": data[0..n). */
+void roundtrip_each(const struct compressors *z, const char *name, const uint8_t *data, size_t n);
+/* One case per compressor, "NAME-LO..HI/<compressor>": every length from
+ * lo to hi, gen making each input afresh, up to the case's first failure. */
+void roundtrip_each_length(const struct compressors *z, const char *name, size_t lo, size_t hi,
+			   void (*gen)(uint8_t *, size_t));
+
 /* ---- files ---- */
 
 /* The whole of a regular file, malloc'ed, its size in *n; NULL with errno
