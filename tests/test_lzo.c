@@ -179,44 +179,28 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size
 		      version);
 }
 
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *blk = compress((enum codec)k, data, n, &clen);
+
+	check_stream(data, n, blk, clen, codec_version[k], what, NULL);
+	free(blk);
+}
+
+static const struct compressors compressors = { N_CODECS, codec_name, check_compressor };
+
+/* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[300];
-
-	for (int c = 0; c < N_CODECS; c++) {
-		size_t clen;
-		uint8_t *blk = compress((enum codec)c, data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/%s", name, codec_name[c]);
-		begin_case();
-		check_stream(data, n, blk, clen, codec_version[c], "roundtrip", NULL);
-		end_case(full);
-		free(blk);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
 /* One case per compressor covering every length in [lo, hi]. */
 static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (int c = 0; c < N_CODECS; c++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, codec_name[c]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *blk;
-
-			gen(data, n);
-			blk = compress((enum codec)c, data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_stream(data, n, blk, clen, codec_version[c], what, NULL);
-			free(blk);
-		}
-		end_case(full);
-	}
-	free(data);
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
 /* ---- input generators (more in tests/testgen.h) ------------------------- */
