@@ -86,6 +86,8 @@ static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_
 
 static const int levels[] = { 1, 5, 9 };
 #define N_LEVELS (sizeof levels / sizeof levels[0])
+/* the round trips' case name suffixes, one per level */
+static const char *const level_names[N_LEVELS] = { "level1", "level5", "level9" };
 
 /* Returns a malloc'ed bzip2 stream of data[0..n) and its size in *clen. */
 static uint8_t *compress(int level, const uint8_t *data, size_t n, size_t *clen)
@@ -164,46 +166,28 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *s, size_t
 	free(out);
 }
 
-/* One case per level for one input. */
-static void roundtrip(const char *name, const uint8_t *data, size_t n)
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
 {
-	char full[300];
+	size_t clen;
+	uint8_t *s = compress(levels[k], data, n, &clen);
 
-	for (size_t l = 0; l < N_LEVELS; l++) {
-		size_t clen;
-		uint8_t *s = compress(levels[l], data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/level%d", name, levels[l]);
-		begin_case();
-		check_stream(data, n, s, clen, "roundtrip");
-		end_case(full);
-		free(s);
-	}
+	check_stream(data, n, s, clen, what);
+	free(s);
 }
 
-/* One case per level covering every length in [lo, hi] of gen()'s data. */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
-			      void (*gen)(uint8_t *, size_t))
+static const struct compressors compressors = { N_LEVELS, level_names, check_compressor };
+
+/* One case per compressor for one input. */
+static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
+	roundtrip_each(&compressors, name, data, n);
+}
 
-	for (size_t l = 0; l < N_LEVELS; l++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/level%d", name, lo, hi, levels[l]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *s;
-
-			gen(data, n);
-			s = compress(levels[l], data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_stream(data, n, s, clen, what);
-			free(s);
-		}
-		end_case(full);
-	}
-	free(data);
+/* One case per compressor covering every length in [lo, hi]. */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
+{
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
 /* ---- input generators (more in tests/testgen.h) ----------------------------- */
