@@ -1,6 +1,7 @@
-/* testlib.h - what every host decoder test (tests/test_*.c) shares:
+/* testlib.h - what the host decoder tests (tests/test_*.c) share:
  * counting cases, exact-size buffers with guard bytes, the decode_status
- * names, a deterministic PRNG and reading an input file.
+ * names, a deterministic PRNG, the round trips over a test's compressors
+ * and reading an input file.
  *
  * A test runs its checks as cases:
  *
