@@ -36,26 +36,10 @@
 #include <zlib.h>
 
 #include "decode.h"
+#include "fuzzlib.h"
 
-#ifndef FUZZ_MAX_OUT
-#define FUZZ_MAX_OUT  (1u << 20)
-#endif
-#define HDR_BYTES     4
 
 #ifndef FUZZ_MKSEEDS
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint8_t *exact(size_t n)
-{
-	uint8_t *p = malloc(n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
 
 /* 1 if zlib decodes all of src to exactly cap bytes. */
 static int zlib_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
@@ -90,17 +74,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < HDR_BYTES)
+	if (size < FUZZ_HDR_BYTES)
 		return 0;
-	uint32_t v = get_le32(data);
-	size_t dst_len = (v & 0x1fffffu) < FUZZ_MAX_OUT ? (v & 0x1fffffu) : FUZZ_MAX_OUT;
-	dst_len >>= v >> 28;
-	size_t n = size - HDR_BYTES;
+	size_t dst_len = fuzz_dst_len(data);
+	size_t n = size - FUZZ_HDR_BYTES;
 
-	uint8_t *src = exact(n);
-	memcpy(src, data + HDR_BYTES, n);
-	uint8_t *ours = exact(dst_len), *ref = exact(dst_len);
-	void *ws = exact(DECODE_WORKSPACE_gzip);
+	uint8_t *src = fuzz_exact(n);
+	memcpy(src, data + FUZZ_HDR_BYTES, n);
+	uint8_t *ours = fuzz_exact(dst_len), *ref = fuzz_exact(dst_len);
+	void *ws = fuzz_exact(DECODE_WORKSPACE_gzip);
 
 	int st = (int)gzip_decode(src, n, ours, dst_len, ws);
 	int zok = zlib_decode(src, n, ref, dst_len);
@@ -112,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (zok && memcmp(ours, ref, dst_len) != 0)
 		die("both accept, bytes differ", dst_len, n, st, zok);
 
-	uint8_t *safe = exact(dst_len);
+	uint8_t *safe = fuzz_exact(dst_len);
 	int st_safe = (int)gzip_decode_safe(src, n, safe, dst_len, ws);
 	if (st_safe != st) {
 		fprintf(stderr, "fuzz_gzip: the safe loop alone says %s\n",
@@ -140,15 +122,9 @@ static const char *dir;
 static void write_seed(const uint8_t *gz, size_t clen, size_t n, const char *how)
 {
 	char path[4096];
-	uint8_t hdr[HDR_BYTES] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
 
 	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, how);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || fwrite(gz, 1, clen, f) != clen ||
-	    fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
+	fuzz_write_seed(path, n, gz, clen);
 }
 
 static void zlib_seed(const uint8_t *in, size_t n, int level, int strategy, const char *how)
@@ -233,10 +209,7 @@ static void header_seed(const uint8_t *in, size_t n)
 int main(int argc, char **argv)
 {
 	static uint8_t buf[70000];
-	static const char text[] =
-		"bzpack packs an x86 kernel behind a tiny stub that checks it, decompresses "
-		"it and enters it as the Linux x86 boot protocol says.  The stub never jumps "
-		"into a kernel it could not fully decompress and verify.";
+	static const char text[] = FUZZ_SEED_TEXT;
 	uint32_t x = 0x2545f491u;
 
 	if (argc != 2) {
@@ -257,14 +230,11 @@ int main(int argc, char **argv)
 		all(buf, 400);
 	}
 	/* random: stored blocks, long codes */
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		buf[i] = (uint8_t)x;
-	}
+	fuzz_fill_random(buf, sizeof(buf), &x);
 	all(buf, 600);
 	/* skewed literals: codes of 1 to 15 bits */
 	for (size_t i = 0; i < 3000; i++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		fuzz_xorshift32(&x);
 		{
 			unsigned z = (unsigned)__builtin_ctz(x | 0x10000u);
 

@@ -39,19 +39,11 @@
 #include <lzo/lzo1x.h>
 
 #include "decode.h"
+#include "fuzzlib.h"
 #include "lzo_ref.h"
 
-#ifndef FUZZ_MAX_OUT
-#define FUZZ_MAX_OUT  (1u << 20)
-#endif
-#define HDR_BYTES     4
 
 #ifndef FUZZ_MKSEEDS
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static const char *status_name(int s)
 {
@@ -65,31 +57,18 @@ static void die(const char *what, int version, size_t dst_len, size_t n, int our
 	abort();
 }
 
-/* Exact-size buffers: malloc(0) may return NULL, which every decoder
- * accepts together with a length of 0. */
-static uint8_t *exact(size_t n)
-{
-	uint8_t *p = malloc(n ? n : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < HDR_BYTES)
+	if (size < FUZZ_HDR_BYTES)
 		return 0;
-	uint32_t v = get_le32(data);
-	size_t dst_len = (v & 0x1fffffu) < FUZZ_MAX_OUT ? (v & 0x1fffffu) : FUZZ_MAX_OUT;
-	dst_len >>= v >> 28;
-	size_t n = size - HDR_BYTES;
+	size_t dst_len = fuzz_dst_len(data);
+	size_t n = size - FUZZ_HDR_BYTES;
 
-	uint8_t *src = exact(n);
-	memcpy(src, data + HDR_BYTES, n);
-	uint8_t *ours = exact(dst_len), *ref = exact(dst_len), *lib = exact(dst_len);
+	uint8_t *src = fuzz_exact(n);
+	memcpy(src, data + FUZZ_HDR_BYTES, n);
+	uint8_t *ours = fuzz_exact(dst_len), *ref = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
 	struct lzo_ref_stats st[2];
 	enum decode_status s_ours[2], s_ref[2];
 
@@ -160,13 +139,7 @@ static void write_seed(const char *dir, const uint8_t *in, size_t n, int how)
 		exit(1);
 	}
 	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, names[how]);
-	FILE *f = fopen(path, "wb");
-	uint8_t hdr[HDR_BYTES] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
-	if (!f || fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || fwrite(blk, 1, c, f) != c ||
-	    fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
+	fuzz_write_seed(path, n, blk, c);
 	free(blk);
 }
 
@@ -179,10 +152,7 @@ static void all(const char *dir, const uint8_t *in, size_t n)
 int main(int argc, char **argv)
 {
 	static uint8_t buf[70000];
-	static const char text[] =
-		"bzpack packs an x86 kernel behind a tiny stub that checks it, decompresses "
-		"it and enters it as the Linux x86 boot protocol says.  The stub never jumps "
-		"into a kernel it could not fully decompress and verify.";
+	static const char text[] = FUZZ_SEED_TEXT;
 	uint32_t x = 0x2545f491u;
 
 	if (argc != 2) {
@@ -205,10 +175,7 @@ int main(int argc, char **argv)
 		all(dir, buf, 300);
 	}
 	/* literal runs around the first-byte and field limits */
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		buf[i] = (uint8_t)x;
-	}
+	fuzz_fill_random(buf, sizeof(buf), &x);
 	all(dir, buf, 3);
 	all(dir, buf, 4);
 	all(dir, buf, 18);

@@ -42,20 +42,13 @@
 #include <lzma.h>
 
 #include "decode.h"
+#include "fuzzlib.h"
 
-#ifndef FUZZ_MAX_OUT
-#define FUZZ_MAX_OUT  (1u << 20)
-#endif
 #define HDR_BYTES     5
 #define MODE_LZMA     1
 #define LIB_MEMLIMIT  ((uint64_t)64 << 20)
 
 #ifndef FUZZ_MKSEEDS
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 enum lib_result { LIB_OK, LIB_FAIL, LIB_SKIP };
 
@@ -151,12 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < HDR_BYTES)
 		return 0;
 	const int is_lzma = data[0] & MODE_LZMA;
-	const uint32_t v = get_le32(data + 1);
-	size_t dst_len = v & 0x1fffff;
-
-	if (dst_len > FUZZ_MAX_OUT)
-		dst_len = FUZZ_MAX_OUT;
-	dst_len >>= v >> 28;
+	size_t dst_len = fuzz_dst_len(data + 1);
 
 	const size_t n = size - HDR_BYTES;
 	const size_t ws_size = is_lzma ? DECODE_WORKSPACE_lzma : DECODE_WORKSPACE_xz;

@@ -46,18 +46,10 @@
 #include <zstd_errors.h>
 
 #include "decode.h"
+#include "fuzzlib.h"
 
-#ifndef FUZZ_MAX_OUT
-#define FUZZ_MAX_OUT  (1u << 20)
-#endif
-#define HDR_BYTES     4
 
 #ifndef FUZZ_MKSEEDS
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static const char *status_name(int s)
 {
@@ -72,15 +64,6 @@ static void die(const char *what, size_t dst_len, size_t n, int ours, size_t lib
 	abort();
 }
 
-static uint8_t *exact(size_t n)
-{
-	uint8_t *p = malloc(n ? n : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 static ZSTD_DCtx *dctx;
 const char *zstd_decode_note;    /* set by zstd_decode.c (-DZSTD_DECODE_NOTES) */
 
@@ -88,22 +71,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < HDR_BYTES)
+	if (size < FUZZ_HDR_BYTES)
 		return 0;
-	uint32_t v = get_le32(data);
-	size_t dst_len = (v & 0x1fffffu) < FUZZ_MAX_OUT ? (v & 0x1fffffu) : FUZZ_MAX_OUT;
-	dst_len >>= v >> 28;
-	size_t n = size - HDR_BYTES;
+	size_t dst_len = fuzz_dst_len(data);
+	size_t n = size - FUZZ_HDR_BYTES;
 
 	if (!dctx) {
 		dctx = ZSTD_createDCtx();
 		if (!dctx || ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 31)))
 			abort();
 	}
-	uint8_t *src = exact(n), *ours = exact(dst_len), *lib = exact(dst_len);
-	void *ws = exact(DECODE_WORKSPACE_zstd);
+	uint8_t *src = fuzz_exact(n), *ours = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
+	void *ws = fuzz_exact(DECODE_WORKSPACE_zstd);
 
-	memcpy(src, data + HDR_BYTES, n);
+	memcpy(src, data + FUZZ_HDR_BYTES, n);
 	zstd_decode_note = NULL;
 	int s = zstd_decode(src, n, ours, dst_len, ws);
 	const int lenient = s == DECODE_CORRUPT && zstd_decode_note &&
@@ -139,15 +120,9 @@ static const char *dir;
 static void write_seed(const uint8_t *z, size_t zn, size_t n, const char *what)
 {
 	char path[4096];
-	uint8_t hdr[HDR_BYTES] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
 
 	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, what);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr) || fwrite(z, 1, zn, f) != zn ||
-	    fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
+	fuzz_write_seed(path, n, z, zn);
 }
 
 /* Compresses in[0..n) and returns the frame's size in out (cap bytes). */
@@ -208,10 +183,7 @@ int main(int argc, char **argv)
 {
 	static uint8_t buf[300000];
 	static uint8_t z[2 * 300000];
-	static const char text[] =
-		"bzpack packs an x86 kernel behind a tiny stub that checks it, decompresses "
-		"it and enters it as the Linux x86 boot protocol says.  The stub never jumps "
-		"into a kernel it could not fully decompress and verify.";
+	static const char text[] = FUZZ_SEED_TEXT;
 	uint32_t x = 0x2545f491u;
 
 	if (argc != 2) {
@@ -232,10 +204,7 @@ int main(int argc, char **argv)
 		seeds_for(buf, 2000);
 	}
 	/* random (raw literals, raw blocks), then text with repeats */
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		buf[i] = (uint8_t)x;
-	}
+	fuzz_fill_random(buf, sizeof(buf), &x);
 	seeds_for(buf, 3000);
 	for (size_t i = 0; i < 200000; i++)
 		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)] ^ (buf[i] < 8);

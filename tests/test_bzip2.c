@@ -20,11 +20,11 @@
  * catches any out-of-bounds access; without ASan the output buffers get
  * guard bytes on both sides that are checked after every call.  Prints
  * "ok <name>" / "FAIL <name>: <why>" per case and "test_bzip2: N passed,
- * M failed" at the end; exits 1 if anything failed.
+ * M failed, K skipped" at the end (tests/testlib.h); exits 1 if anything
+ * failed.
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,155 +33,10 @@
 #include <bzlib.h>
 
 #include "decode.h"
+#include "testgen.h"
+#include "testlib.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-
-#define MIB (1024u * 1024u)
-
-static unsigned n_pass, n_fail;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *name)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
-static const char *status_name(int st)
-{
-	switch (st) {
-	case DECODE_OK: return "OK";
-	case DECODE_TRUNCATED: return "TRUNCATED";
-	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
-	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
-	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
-	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
-	case DECODE_CORRUPT: return "CORRUPT";
-	default: return "(not a decode_status)";
-	}
-}
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT;
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p && n == 0)
-		p = malloc(1);
-	if (!p) {
-		fprintf(stderr, "test_bzip2: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
-
-/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
- * when ASan is not there to watch it. */
-struct buf {
-	uint8_t *base;
-	uint8_t *p;
-	size_t n;
-};
-
-static struct buf buf_new(size_t n)
-{
-	struct buf b;
-
-	b.n = n;
-	b.base = xmalloc(n + 2 * GUARD);
-	b.p = b.base + GUARD;
-#if GUARD
-	memset(b.base, GUARD_BYTE, GUARD);
-	memset(b.p + n, GUARD_BYTE, GUARD);
-#endif
-	return b;
-}
-
-static struct buf buf_from(const void *data, size_t n)
-{
-	struct buf b = buf_new(n);
-
-	if (n)
-		memcpy(b.p, data, n);
-	return b;
-}
-
-static int buf_guards_ok(const struct buf *b)
-{
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
-			return 0;
-#else
-	(void)b;
-#endif
-	return 1;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->base);
-	b->base = b->p = NULL;
-}
+/* ---- running the decoder ---------------------------------------------------- */
 
 /* The workspace: exactly the declared size, allocated once, refilled with
  * a different byte before every call (its contents are undefined on
@@ -227,18 +82,12 @@ static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_
 	return st;
 }
 
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return n;
-}
-
 /* ---- libbz2 --------------------------------------------------------------- */
 
 static const int levels[] = { 1, 5, 9 };
 #define N_LEVELS (sizeof levels / sizeof levels[0])
+/* the round trips' case name suffixes, one per level */
+static const char *const level_names[N_LEVELS] = { "level1", "level5", "level9" };
 
 /* Returns a malloc'ed bzip2 stream of data[0..n) and its size in *clen. */
 static uint8_t *compress(int level, const uint8_t *data, size_t n, size_t *clen)
@@ -317,66 +166,31 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *s, size_t
 	free(out);
 }
 
-/* One case per level for one input. */
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *s = compress(levels[k], data, n, &clen);
+
+	check_stream(data, n, s, clen, what);
+	free(s);
+}
+
+static const struct compressors compressors = { N_LEVELS, level_names, check_compressor };
+
+/* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[300];
-
-	for (size_t l = 0; l < N_LEVELS; l++) {
-		size_t clen;
-		uint8_t *s = compress(levels[l], data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/level%d", name, levels[l]);
-		begin_case();
-		check_stream(data, n, s, clen, "roundtrip");
-		end_case(full);
-		free(s);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
-/* One case per level covering every length in [lo, hi] of gen()'s data. */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
-			      void (*gen)(uint8_t *, size_t))
+/* One case per compressor covering every length in [lo, hi]. */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (size_t l = 0; l < N_LEVELS; l++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/level%d", name, lo, hi, levels[l]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *s;
-
-			gen(data, n);
-			s = compress(levels[l], data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_stream(data, n, s, clen, what);
-			free(s);
-		}
-		end_case(full);
-	}
-	free(data);
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
-/* ---- input generators ------------------------------------------------------ */
-
-static void gen_random(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() >> 56);
-}
-
-static void gen_abc(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)('a' + i % 3);
-}
-
-static void gen_zeros(uint8_t *p, size_t n)
-{
-	memset(p, 0, n);
-}
+/* ---- input generators (more in tests/testgen.h) ----------------------------- */
 
 /* Runs of random lengths 1..300 of a few byte values: every RLE1 case
  * (runs of 1..3, exactly 4, 4 + count, more than 259 split in two). */
@@ -393,30 +207,9 @@ static void gen_runs(uint8_t *p, size_t n)
 	}
 }
 
-static void gen_text(uint8_t *p, size_t n)
-{
-	static const char *const words[] = {
-		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
-		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
-		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
-		"return", "static", "struct", "int", "void", "if", "else", "while",
-	};
-	size_t i = 0;
-
-	while (i < n) {
-		const char *w = words[rng_below(sizeof words / sizeof words[0])];
-		size_t len = strlen(w);
-
-		for (size_t k = 0; k < len && i < n; k++)
-			p[i++] = (uint8_t)w[k];
-		if (i < n)
-			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
-	}
-}
-
-/* Something like an executable: zeros, random data, text, tables and
- * edited copies of earlier stretches. */
-static void gen_mixed(uint8_t *p, size_t n)
+/* testgen's gen_mixed with runs for its periodic patterns: zeros, random
+ * data, text, runs, tables and edited copies of earlier stretches. */
+static void gen_mixed_runs(uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
@@ -438,17 +231,11 @@ static void gen_mixed(uint8_t *p, size_t n)
 		case 3:
 			gen_runs(p + i, len);
 			break;
-		case 4:         /* small little-endian integers, like tables */
-			for (size_t k = 0; k < len; k++)
-				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+		case 4:
+			gen_tables(p + i, len);
 			break;
-		default:        /* "code": copies of earlier stretches with edits */
-			for (size_t k = 0; k < len; k++) {
-				size_t j = i + k;
-
-				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
-								       : (uint8_t)rng_below(256);
-			}
+		default:
+			gen_edited_copies(p, i, i + len);
 			break;
 		}
 		i += len;
@@ -493,7 +280,7 @@ static void test_inputs(void)
 	roundtrip("text-1MiB", d, MIB);
 	gen_runs(d, MIB);
 	roundtrip("runs-1MiB", d, MIB);
-	gen_mixed(d, 3 * MIB);
+	gen_mixed_runs(d, 3 * MIB);
 	roundtrip("mixed-3MiB", d, 3 * MIB);       /* several 900k blocks */
 
 	/* Level 1: 100k blocks.  Random data (RLE1 changes nothing) of
@@ -531,34 +318,21 @@ static void test_inputs(void)
 static void test_files(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		uint8_t *data;
-		long size;
+		char name[300];
+		size_t size;
+		uint8_t *data = read_whole_file(argv[i], &size);
 
-		if (!f) {
+		if (!data) {
 			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
 			continue;
 		}
-		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-		    fseek(f, 0, SEEK_SET) != 0 || (unsigned long)size > UINT_MAX / 2) {
-			printf("note: skipping %s: cannot size it or too large\n", argv[i]);
-			fclose(f);
-			continue;
-		}
-		data = xmalloc((size_t)size);
-		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
-			printf("note: skipping %s: read error\n", argv[i]);
+		if (size > UINT_MAX / 2) {
+			printf("note: skipping %s: too large\n", argv[i]);
 			free(data);
-			fclose(f);
 			continue;
 		}
-		fclose(f);
-		{
-			char name[300];
-
-			snprintf(name, sizeof name, "file:%s", argv[i]);
-			roundtrip(name, data, (size_t)size);
-		}
+		snprintf(name, sizeof name, "file:%s", argv[i]);
+		roundtrip(name, data, size);
 		free(data);
 	}
 }
@@ -632,7 +406,7 @@ static void test_truncation(void)
 		{ "text-3000", 3000, gen_text, 9 },
 		{ "zeros-100000", 100000, gen_zeros, 9 },
 		{ "random-250000-level1", 250000, gen_random, 1 },
-		{ "mixed-600000-level1", 600000, gen_mixed, 1 },
+		{ "mixed-600000-level1", 600000, gen_mixed_runs, 1 },
 	};
 	uint8_t *data = xmalloc(MIB);
 	char name[128];
@@ -1389,7 +1163,7 @@ static void test_garbage(void)
 		case 0: gen_runs(data, n); break;
 		case 1: gen_text(data, n); break;
 		case 2: gen_random(data, n); break;
-		default: gen_mixed(data, n); break;
+		default: gen_mixed_runs(data, n); break;
 		}
 		s = compress(round % 3 == 0 ? 1 : 9, data, n, &clen);
 
@@ -1462,6 +1236,5 @@ int main(int argc, char **argv)
 	test_files(argc, argv);
 	test_garbage();
 	buf_free(&workspace);
-	printf("test_bzip2: %u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_bzip2");
 }

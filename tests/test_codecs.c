@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "codecs.h"
+#include "testlib.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HAVE_ASAN 1
@@ -55,51 +56,22 @@
 
 #define CANARY 0xA7
 
-static unsigned n_pass, n_fail;
-
 /* ---- case bookkeeping ---------------------------------------------------
  * One case is one codec at one level on one input; its first failure is
- * the one reported.  The name is kept where a crash report can read it. */
+ * the one reported (tests/testlib.h counts them).  The name is kept where
+ * a crash report can read it. */
 
 static char case_name[256];
-static char fail_msg[512];
-static int case_failed;
 
-static void begin_case(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void begin_case(const char *fmt, ...)
+static void begin_named_case(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void begin_named_case(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(case_name, sizeof case_name, fmt, ap);
 	va_end(ap);
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void end_case(void)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", case_name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", case_name);
-		n_pass++;
-	}
-	fflush(stdout);
+	begin_case();
 }
 
 static void die(const char *what)
@@ -168,19 +140,21 @@ static void catch_crashes(void)
 #endif
 }
 
-/* ---- deterministic PRNG (64-bit LCG, high bits) ------------------------- */
+/* ---- deterministic PRNG (64-bit LCG, high bits) -------------------------
+ * Not testlib's rng(): this one made the inputs these cases were written
+ * for, and they stay the same. */
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint64_t lcg_state = 0x243F6A8885A308D3ull;
 
-static uint32_t rng32(void)
+static uint32_t lcg32(void)
 {
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(rng_state >> 32);
+	lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(lcg_state >> 32);
 }
 
-static size_t rng_below(size_t n)
+static size_t lcg_below(size_t n)
 {
-	return n ? (size_t)(((uint64_t)rng32() << 32 | rng32()) % n) : 0;
+	return n ? (size_t)(((uint64_t)lcg32() << 32 | lcg32()) % n) : 0;
 }
 
 /* ---- guarded buffers -------------------------------------------------------
@@ -234,11 +208,6 @@ static void gbuf_free(struct gbuf *g)
 }
 
 /* ---- the decoder, guarded ------------------------------------------------ */
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT;
-}
 
 static const char *status_str(int st)
 {
@@ -302,19 +271,10 @@ struct input {
 	struct buffer data;
 };
 
-static uint8_t *xmalloc(size_t n)
-{
-	uint8_t *p = malloc(n ? n : 1);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 static void gen_random(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rng32();
+		p[i] = (uint8_t)lcg32();
 }
 
 static void gen_text(uint8_t *p, size_t n)
@@ -326,12 +286,12 @@ static void gen_text(uint8_t *p, size_t n)
 	size_t i = 0;
 
 	while (i < n) {
-		const char *w = words[rng_below(sizeof words / sizeof words[0])];
+		const char *w = words[lcg_below(sizeof words / sizeof words[0])];
 
 		for (; *w && i < n; w++)
 			p[i++] = (uint8_t)*w;
 		if (i < n)
-			p[i++] = rng_below(10) ? ' ' : '\n';
+			p[i++] = lcg_below(10) ? ' ' : '\n';
 	}
 }
 
@@ -343,11 +303,11 @@ static void gen_mixed(uint8_t *p, size_t n)
 	size_t i = 0;
 
 	while (i < n) {
-		size_t len = 1 + rng_below(3000);
+		size_t len = 1 + lcg_below(3000);
 
 		if (len > n - i)
 			len = n - i;
-		switch (rng_below(4)) {
+		switch (lcg_below(4)) {
 		case 0:
 			memset(p + i, 0, len);
 			break;
@@ -361,7 +321,7 @@ static void gen_mixed(uint8_t *p, size_t n)
 			if (i == 0) {
 				gen_random(p, len);
 			} else {
-				size_t dist = 1 + rng_below(i < 100000 ? i : 100000);
+				size_t dist = 1 + lcg_below(i < 100000 ? i : 100000);
 
 				for (size_t k = 0; k < len; k++)
 					p[i + k] = p[i + k - dist];
@@ -392,7 +352,7 @@ static void check_table(const struct codec *c)
 {
 	const struct codec_compressor *z = c->compressor;
 
-	begin_case("%s/table", c->name);
+	begin_named_case("%s/table", c->name);
 	if (!c->name[0] || codec_by_name(c->name) != c)
 		failf("codec_by_name(\"%s\") does not find it (empty or duplicate name)", c->name);
 	if (codec_by_id(c->id) != c)
@@ -420,7 +380,7 @@ static void check_table(const struct codec *c)
 			free(out.data);
 		}
 	}
-	end_case();
+	end_case(case_name);
 }
 
 static void check_wrong_sizes(const struct codec *c, const struct buffer *blk, size_t n)
@@ -459,7 +419,7 @@ static void check_truncations(const struct codec *c, const struct buffer *blk, s
 	cuts[count++] = clen - 2;
 	cuts[count++] = clen - 1;
 	for (int i = 0; i < 3; i++)
-		cuts[count++] = rng_below(clen);
+		cuts[count++] = lcg_below(clen);
 	for (size_t i = 0; i < count && !case_failed; i++) {
 		/* clen - 2 may wrap for tiny blocks; a cut must leave bytes out */
 		if (cuts[i] >= clen)
@@ -484,13 +444,13 @@ static void check_bit_flips(const struct codec *c, const struct buffer *blk, siz
 	for (int round = 0; round < 16 && !case_failed; round++) {
 		/* single flips in the first and last bytes (headers,
 		 * trailers), then anywhere; the last rounds flip several */
-		size_t at = round == 0 ? 0 : round == 1 ? clen - 1 : rng_below(clen);
-		int flips = round < 12 ? 1 : 2 + (int)rng_below(7);
+		size_t at = round == 0 ? 0 : round == 1 ? clen - 1 : lcg_below(clen);
+		int flips = round < 12 ? 1 : 2 + (int)lcg_below(7);
 
 		memcpy(bad, blk->data, clen);
-		bad[at] ^= (uint8_t)(1u << rng_below(8));
+		bad[at] ^= (uint8_t)(1u << lcg_below(8));
 		for (int k = 1; k < flips; k++)
-			bad[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
+			bad[lcg_below(clen)] ^= (uint8_t)(1u << lcg_below(8));
 		snprintf(what, sizeof what, "%d bit flip(s) from byte %zu of %zu", flips, at, clen);
 		decode_guarded(c, bad, clen, n, NULL, what);
 	}
@@ -503,7 +463,7 @@ static void check_roundtrip(const struct codec *c, int level, const struct input
 	struct buffer blk = { NULL, 0 };
 	struct error err = { "" };
 
-	begin_case("%s/level-%d/%s", c->name, level, in->name);
+	begin_named_case("%s/level-%d/%s", c->name, level, in->name);
 	if (codec_compress(c, level, &in->data, &blk, &err) != 0) {
 		failf("codec_compress: %s", err.msg);
 	} else {
@@ -528,7 +488,7 @@ static void check_roundtrip(const struct codec *c, int level, const struct input
 			check_bit_flips(c, &blk, n);
 	}
 	free(blk.data);
-	end_case();
+	end_case(case_name);
 }
 
 int main(int argc, char **argv)
@@ -555,18 +515,18 @@ int main(int argc, char **argv)
 		x = &inputs[n_inputs];
 		snprintf(x->name, sizeof x->name, "file:%s", argv[i]);
 		if (read_file(argv[i], &x->data, &err) != 0) {
-			begin_case("%s", x->name);
+			begin_named_case("%s", x->name);
 			failf("%s", err.msg);
-			end_case();
+			end_case(case_name);
 			continue;
 		}
 		n_inputs++;
 	}
 
 	if (codec_count == 0) {
-		begin_case("codec table");
+		begin_named_case("codec table");
 		failf("the table has no codec: nothing to test");
-		end_case();
+		end_case(case_name);
 	}
 	for (size_t i = 0; i < codec_count; i++) {
 		const struct codec *c = &codecs[i];
@@ -590,6 +550,5 @@ int main(int argc, char **argv)
 
 	for (size_t k = 0; k < n_inputs; k++)
 		free(inputs[k].data.data);
-	printf("test_codecs: %u passed, %u failed, 0 skipped\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_codecs");
 }

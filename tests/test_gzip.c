@@ -20,11 +20,10 @@
  * workspace too), so a build with -fsanitize=address catches any access
  * outside them; without ASan the output buffer gets guard bytes on both
  * sides that are checked after every call.  Prints "ok <name>" /
- * "FAIL <name>: <why>" per case and "test_gzip: N passed, M failed" at the
- * end; exits 1 if anything failed.
+ * "FAIL <name>: <why>" per case and "test_gzip: N passed, M failed,
+ * K skipped" at the end (tests/testlib.h); exits 1 if anything failed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,142 +33,10 @@
 #include <zlib.h>
 
 #include "decode.h"
+#include "testgen.h"
+#include "testlib.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-
-static unsigned n_pass, n_fail;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *name)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
-static const char *status_name(int st)
-{
-	switch (st) {
-	case DECODE_OK: return "OK";
-	case DECODE_TRUNCATED: return "TRUNCATED";
-	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
-	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
-	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
-	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
-	case DECODE_CORRUPT: return "CORRUPT";
-	default: return "(not a decode_status)";
-	}
-}
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT;
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p && n == 0)
-		p = malloc(1);
-	if (!p) {
-		fprintf(stderr, "test_gzip: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
-
-struct buf {
-	uint8_t *base;
-	uint8_t *p;
-	size_t n;
-};
-
-static struct buf buf_new(size_t n)
-{
-	struct buf b;
-
-	b.n = n;
-	b.base = xmalloc(n + 2 * GUARD);
-	b.p = b.base + GUARD;
-#if GUARD
-	memset(b.base, GUARD_BYTE, GUARD);
-	memset(b.p + n, GUARD_BYTE, GUARD);
-#endif
-	return b;
-}
-
-static int buf_guards_ok(const struct buf *b)
-{
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
-			return 0;
-#else
-	(void)b;
-#endif
-	return 1;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->base);
-	b->base = b->p = NULL;
-}
+/* ---- running the decoder ------------------------------------------------ */
 
 /* The same decoder built with GZIP_SAFE_LOOP_ONLY (tests/gzip_decode_safe.c): no
  * fast loop.  Every call below runs both; the fast loop must change
@@ -182,13 +49,11 @@ enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t 
  * is copied to *out (malloc'ed, dst_len bytes). */
 static int run_one(decode_fn fn, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	struct buf s = buf_new(src_len);
+	struct buf s = buf_from(src, src_len);
 	struct buf d = buf_new(dst_len);
 	void *ws = xmalloc(DECODE_WORKSPACE_gzip);
 	int st;
 
-	if (src_len)
-		memcpy(s.p, src, src_len);
 	memset(d.p, 0x5C, dst_len);
 	memset(ws, 0xEE, DECODE_WORKSPACE_gzip);  /* "contents undefined on entry" */
 	st = fn(s.p, src_len, d.p, dst_len, ws);
@@ -332,14 +197,6 @@ static int zlib_accepts(const uint8_t *src, size_t n, size_t dst_len, uint8_t **
 	return ok;
 }
 
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return n;
-}
-
 /* One member of one input, inside the current case: exact size decodes
  * and matches the input and libdeflate; one byte less is OUTPUT_OVERRUN;
  * one byte more is SHORT_OUTPUT. */
@@ -378,145 +235,31 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	free(out);
 }
 
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *gz = make_gzip((enum comp)k, data, n, &clen);
+
+	check_member(data, n, gz, clen, what);
+	free(gz);
+}
+
+static const struct compressors compressors = { NUM_COMP, comp_name, check_compressor };
+
 /* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[400];
-
-	for (int c = 0; c < NUM_COMP; c++) {
-		size_t clen;
-		uint8_t *gz = make_gzip((enum comp)c, data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/%s", name, comp_name[c]);
-		begin_case();
-		check_member(data, n, gz, clen, "roundtrip");
-		end_case(full);
-		free(gz);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
 /* One case per compressor covering every length in [lo, hi]. */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
-			      void (*gen)(uint8_t *, size_t))
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (int c = 0; c < NUM_COMP; c++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, comp_name[c]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *gz;
-
-			gen(data, n);
-			gz = make_gzip((enum comp)c, data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_member(data, n, gz, clen, what);
-			free(gz);
-		}
-		end_case(full);
-	}
-	free(data);
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
-/* ---- input generators --------------------------------------------------- */
-
-static void gen_random(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() >> 56);
-}
-
-static void gen_abc(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)('a' + i % 3);
-}
-
-static void gen_zeros(uint8_t *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
-/* Mostly repeats with a little noise: many short matches near the ends. */
-static void gen_semi(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
-}
-
-static void gen_text(uint8_t *p, size_t n)
-{
-	static const char *const words[] = {
-		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
-		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
-		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
-		"return", "static", "struct", "int", "void", "if", "else", "while",
-	};
-	size_t i = 0;
-
-	while (i < n) {
-		const char *w = words[rng_below(sizeof words / sizeof words[0])];
-		size_t len = strlen(w);
-
-		for (size_t k = 0; k < len && i < n; k++)
-			p[i++] = (uint8_t)w[k];
-		if (i < n)
-			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
-	}
-}
-
-/* Pattern of period `period`; with noise about one byte in 16 replaced. */
-static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
-{
-	uint8_t pat[64];
-
-	gen_random(pat, period);
-	for (size_t i = 0; i < n; i++)
-		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
-}
-
-/* Something like an executable: code-ish bytes, zeros, text, tables and
- * random data; skewed byte statistics give long and short codes. */
-static void gen_mixed(uint8_t *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t len = 64 + rng_below(16384);
-
-		if (len > n - i)
-			len = n - i;
-		switch (rng_below(6)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		case 3:
-			gen_periodic(p + i, len, 1 + rng_below(20), 1);
-			break;
-		case 4:
-			for (size_t k = 0; k < len; k++)
-				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
-			break;
-		default:
-			for (size_t k = 0; k < len; k++) {
-				size_t j = i + k;
-
-				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
-								       : (uint8_t)rng_below(256);
-			}
-			break;
-		}
-		i += len;
-	}
-}
+/* ---- input generators (more in tests/testgen.h) ------------------------ */
 
 /* Skewed literals: a few very frequent bytes (1-3 bit codes) among rare
  * ones (15-bit codes, subtables), no repeats to speak of. */
@@ -531,8 +274,6 @@ static void gen_skewed(uint8_t *p, size_t n)
 }
 
 /* ---- positive tests ------------------------------------------------------ */
-
-#define MIB (1024u * 1024u)
 
 static void test_inputs(void)
 {
@@ -595,33 +336,16 @@ static void test_inputs(void)
 static void test_files(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		uint8_t *data;
-		long size;
+		char name[300];
+		size_t size;
+		uint8_t *data = read_whole_file(argv[i], &size);
 
-		if (!f) {
+		if (!data) {
 			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
 			continue;
 		}
-		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-			printf("note: skipping %s: cannot size it\n", argv[i]);
-			fclose(f);
-			continue;
-		}
-		data = xmalloc((size_t)size);
-		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
-			printf("note: skipping %s: read error\n", argv[i]);
-			free(data);
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		{
-			char name[300];
-
-			snprintf(name, sizeof name, "file:%s", argv[i]);
-			roundtrip(name, data, (size_t)size);
-		}
+		snprintf(name, sizeof name, "file:%s", argv[i]);
+		roundtrip(name, data, size);
 		free(data);
 	}
 }
@@ -1304,6 +1028,5 @@ int main(int argc, char **argv)
 	test_truncation();
 	test_handmade();
 	test_garbage();
-	printf("test_gzip: %u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_gzip");
 }

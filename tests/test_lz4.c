@@ -12,11 +12,10 @@
  * ASan the output buffers get guard bytes on both sides that are checked
  * after every call.  Prints "ok <name>" / "FAIL <name>: <why>" /
  * "skip: <name>: <why>" per case and "test_lz4: N passed, M failed,
- * K skipped" at the end; exits 1 if anything failed.  Built -m32 too
+ * K skipped" at the end (tests/testlib.h); exits 1 if anything failed.  Built -m32 too
  * (tests/tests.mk): only there can test_length_wrap reach the wrap.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,164 +25,10 @@
 #include <lz4hc.h>
 
 #include "decode.h"
+#include "testgen.h"
+#include "testlib.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-
-static unsigned n_pass, n_fail, n_skip;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *name)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
-/* A case that cannot run here: said, counted, and turned into a "skip"
- * by ci/test-host.sh, never an "ok".  (Unused in the -m32 build, which
- * can run every case.) */
-__attribute__((unused)) static void skip_case(const char *name, const char *why)
-{
-	printf("skip: %s: %s\n", name, why);
-	n_skip++;
-	fflush(stdout);
-}
-
-static const char *status_name(int st)
-{
-	switch (st) {
-	case DECODE_OK: return "OK";
-	case DECODE_TRUNCATED: return "TRUNCATED";
-	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
-	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
-	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
-	case DECODE_CORRUPT: return "CORRUPT";
-	default: return "(not a decode_status)";
-	}
-}
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT;
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-/* malloc(0) is passed through (glibc and ASan return a pointer to zero
- * usable bytes), so even empty buffers are exact. */
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p && n == 0)
-		p = malloc(1);
-	if (!p) {
-		fprintf(stderr, "test_lz4: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
-
-/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
- * when ASan is not there to watch it. */
-struct buf {
-	uint8_t *base;
-	uint8_t *p;
-	size_t n;
-};
-
-static struct buf buf_new(size_t n)
-{
-	struct buf b;
-
-	b.n = n;
-	b.base = xmalloc(n + 2 * GUARD);
-	b.p = b.base + GUARD;
-#if GUARD
-	memset(b.base, GUARD_BYTE, GUARD);
-	memset(b.p + n, GUARD_BYTE, GUARD);
-#endif
-	return b;
-}
-
-static struct buf buf_from(const void *data, size_t n)
-{
-	struct buf b = buf_new(n);
-
-	if (n)
-		memcpy(b.p, data, n);
-	return b;
-}
-
-static int buf_guards_ok(const struct buf *b)
-{
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
-			return 0;
-#else
-	(void)b;
-#endif
-	return 1;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->base);
-	b->base = b->p = NULL;
-}
+/* ---- running the decoder ------------------------------------------------ */
 
 /* Runs lz4_decode on exact copies of src and a fresh exact dst of dst_len
  * bytes.  The output (if wanted) is copied to *out (malloc'ed, dst_len
@@ -240,14 +85,6 @@ static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *cl
 	return out;
 }
 
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return n;
-}
-
 /* Round trip of one input through one compressor, inside the current case:
  * exact size decodes and matches both the input and LZ4_decompress_safe;
  * one byte less is OUTPUT_OVERRUN; one byte more is SHORT_OUTPUT. */
@@ -288,147 +125,31 @@ static void check_block(const uint8_t *data, size_t n, const uint8_t *blk, size_
 	free(out);
 }
 
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *blk = compress((enum codec)k, data, n, &clen);
+
+	check_block(data, n, blk, clen, what);
+	free(blk);
+}
+
+static const struct compressors compressors = { C_HC12 + 1, codec_name, check_compressor };
+
 /* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[256];
-
-	for (int c = C_DEFAULT; c <= C_HC12; c++) {
-		size_t clen;
-		uint8_t *blk = compress((enum codec)c, data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/%s", name, codec_name[c]);
-		begin_case();
-		check_block(data, n, blk, clen, "roundtrip");
-		end_case(full);
-		free(blk);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
-/* One case per compressor covering every length in [lo, hi] of the
- * data produced by gen(). */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi,
-			      void (*gen)(uint8_t *, size_t))
+/* One case per compressor covering every length in [lo, hi]. */
+static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (int c = C_DEFAULT; c <= C_HC12; c++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, codec_name[c]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *blk;
-
-			gen(data, n);
-			blk = compress((enum codec)c, data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_block(data, n, blk, clen, what);
-			free(blk);
-		}
-		end_case(full);
-	}
-	free(data);
-}
-
-/* ---- input generators --------------------------------------------------- */
-
-static void gen_random(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() >> 56);
-}
-
-static void gen_abc(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)('a' + i % 3);
-}
-
-/* Mostly repeats with a little noise: many short matches, short and long
- * literal runs, near the ends of the buffers too. */
-static void gen_semi(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
-}
-
-static void gen_text(uint8_t *p, size_t n)
-{
-	static const char *const words[] = {
-		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
-		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
-		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
-		"return", "static", "struct", "int", "void", "if", "else", "while",
-	};
-	size_t i = 0;
-
-	while (i < n) {
-		const char *w = words[rng_below(sizeof words / sizeof words[0])];
-		size_t len = strlen(w);
-
-		for (size_t k = 0; k < len && i < n; k++)
-			p[i++] = (uint8_t)w[k];
-		if (i < n)
-			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
-	}
-}
-
-/* Pattern of period `period` (random bytes); with `noise`, about one byte
- * in 16 is replaced, giving many short overlapping matches. */
-static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
-{
-	uint8_t pat[64];
-
-	gen_random(pat, period);
-	for (size_t i = 0; i < n; i++)
-		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
-}
-
-/* Something like an executable: segments of code-ish bytes, zeros,
- * text, tables and random data. */
-static void gen_mixed(uint8_t *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t len = 64 + rng_below(16384);
-
-		if (len > n - i)
-			len = n - i;
-		switch (rng_below(6)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		case 3:
-			gen_periodic(p + i, len, 1 + rng_below(20), 1);
-			break;
-		case 4:         /* small little-endian integers, like tables */
-			for (size_t k = 0; k < len; k++)
-				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
-			break;
-		default:        /* "code": copies of earlier stretches with edits */
-			for (size_t k = 0; k < len; k++) {
-				size_t j = i + k;
-
-				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
-								       : (uint8_t)rng_below(256);
-			}
-			break;
-		}
-		i += len;
-	}
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
 /* ---- positive tests ------------------------------------------------------ */
-
-#define MIB (1024u * 1024u)
 
 static void test_inputs(void)
 {
@@ -489,35 +210,22 @@ static void test_inputs(void)
 static void test_files(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		uint8_t *data;
-		long size;
 		char name[300];
+		size_t size;
+		uint8_t *data = read_whole_file(argv[i], &size);
 
 		snprintf(name, sizeof name, "file:%s", argv[i]);
-		begin_case();
-		if (!f) {
-			failf("cannot open: %s", strerror(errno));
-			end_case(name);
-			continue;
-		}
-		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-		    fseek(f, 0, SEEK_SET) != 0 || size > LZ4_MAX_INPUT_SIZE) {
-			failf("cannot size it, or larger than one LZ4 block takes");
-			end_case(name);
-			fclose(f);
-			continue;
-		}
-		data = xmalloc((size_t)size);
-		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
-			failf("read error");
+		if (!data || size > LZ4_MAX_INPUT_SIZE) {
+			begin_case();
+			if (!data)
+				failf("cannot read it: %s", strerror(errno));
+			else
+				failf("%zu bytes, larger than one LZ4 block takes", size);
 			end_case(name);
 			free(data);
-			fclose(f);
 			continue;
 		}
-		fclose(f);
-		roundtrip(name, data, (size_t)size);
+		roundtrip(name, data, size);
 		free(data);
 	}
 }
@@ -1004,6 +712,5 @@ int main(int argc, char **argv)
 	test_handmade();
 	test_length_wrap();
 	test_garbage();
-	printf("test_lz4: %u passed, %u failed, %u skipped\n", n_pass, n_fail, n_skip);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_lz4");
 }

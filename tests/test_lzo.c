@@ -24,10 +24,9 @@
  * ASan build catches any access outside; without ASan the output buffers
  * get guard bytes on both sides, checked after every call.  Prints "ok
  * <name>" / "FAIL <name>: <why>" per case and "test_lzo: N passed, M
- * failed"; exits 1 if anything failed.
+ * failed, K skipped" (tests/testlib.h); exits 1 if anything failed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,160 +35,10 @@
 #include <lzo/lzo1x.h>
 
 #include "decode.h"
+#include "testgen.h"
+#include "testlib.h"
 #include "compress_lzo_rle_opt.h"
 #include "lzo_ref.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-
-static unsigned n_pass, n_fail;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *name)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
-static const char *status_name(int st)
-{
-	switch (st) {
-	case DECODE_OK: return "OK";
-	case DECODE_TRUNCATED: return "TRUNCATED";
-	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
-	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
-	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
-	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
-	case DECODE_CORRUPT: return "CORRUPT";
-	default: return "(not a decode_status)";
-	}
-}
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT && st != DECODE_CHECK_MISMATCH;
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "test_lzo: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
-
-struct buf {
-	uint8_t *base;
-	uint8_t *p;
-	size_t n;
-};
-
-/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
- * when ASan is not there to watch it.  malloc(0) is passed through, so
- * even empty buffers are exact. */
-static struct buf buf_new(size_t n)
-{
-	struct buf b;
-
-	b.n = n;
-	b.base = malloc(n + 2 * GUARD);
-	if (!b.base && n + 2 * GUARD == 0)
-		b.base = malloc(1);
-	if (!b.base) {
-		fprintf(stderr, "test_lzo: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	b.p = b.base + GUARD;
-#if GUARD
-	memset(b.base, GUARD_BYTE, GUARD);
-	memset(b.p + n, GUARD_BYTE, GUARD);
-#endif
-	return b;
-}
-
-static int buf_guards_ok(const struct buf *b)
-{
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
-			return 0;
-#else
-	(void)b;
-#endif
-	return 1;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->base);
-	b->base = b->p = NULL;
-}
-
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return n;
-}
 
 /* ---- decoding ----------------------------------------------------------- */
 
@@ -207,19 +56,18 @@ static decode_fn decoder(int version)
 static int run_decode(int version, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out,
 		      struct lzo_ref_stats *stats)
 {
-	struct buf s = buf_new(src_len);
+	struct buf s = buf_from(src, src_len);
 	struct buf d = buf_new(dst_len);
 	struct lzo_ref_stats local;
 	uint8_t *ref = xmalloc(dst_len);
 	int st, rst;
 
-	if (src_len)
-		memcpy(s.p, src, src_len);
 	memset(d.p, 0x5C, dst_len);
 	st = decoder(version)(s.p, src_len, d.p, dst_len, NULL);
 	if (!buf_guards_ok(&d))
 		failf("v%d: wrote outside dst (dst_len %zu, status %s)", version, dst_len, status_name(st));
-	if (!valid_status(st))
+	/* lzo streams carry no check: CHECK_MISMATCH is not an answer either */
+	if (!valid_status(st) || st == DECODE_CHECK_MISMATCH)
 		failf("v%d: returned %d, not a decode_status", version, st);
 	rst = lzo_ref_decode(src, src_len, ref, dst_len, version, stats ? stats : &local);
 	if (st != rst)
@@ -331,72 +179,31 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size
 		      version);
 }
 
+/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
+static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
+{
+	size_t clen;
+	uint8_t *blk = compress((enum codec)k, data, n, &clen);
+
+	check_stream(data, n, blk, clen, codec_version[k], what, NULL);
+	free(blk);
+}
+
+static const struct compressors compressors = { N_CODECS, codec_name, check_compressor };
+
+/* One case per compressor for one input. */
 static void roundtrip(const char *name, const uint8_t *data, size_t n)
 {
-	char full[300];
-
-	for (int c = 0; c < N_CODECS; c++) {
-		size_t clen;
-		uint8_t *blk = compress((enum codec)c, data, n, &clen);
-
-		snprintf(full, sizeof full, "%s/%s", name, codec_name[c]);
-		begin_case();
-		check_stream(data, n, blk, clen, codec_version[c], "roundtrip", NULL);
-		end_case(full);
-		free(blk);
-	}
+	roundtrip_each(&compressors, name, data, n);
 }
 
 /* One case per compressor covering every length in [lo, hi]. */
 static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
 {
-	char full[256], what[64];
-	uint8_t *data = xmalloc(hi);
-
-	for (int c = 0; c < N_CODECS; c++) {
-		snprintf(full, sizeof full, "%s-%zu..%zu/%s", name, lo, hi, codec_name[c]);
-		begin_case();
-		for (size_t n = lo; n <= hi && !case_failed; n++) {
-			size_t clen;
-			uint8_t *blk;
-
-			gen(data, n);
-			blk = compress((enum codec)c, data, n, &clen);
-			snprintf(what, sizeof what, "length %zu", n);
-			check_stream(data, n, blk, clen, codec_version[c], what, NULL);
-			free(blk);
-		}
-		end_case(full);
-	}
-	free(data);
+	roundtrip_each_length(&compressors, name, lo, hi, gen);
 }
 
-/* ---- input generators --------------------------------------------------- */
-
-static void gen_random(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() >> 56);
-}
-
-static void gen_zeros(uint8_t *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
-static void gen_abc(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)('a' + i % 3);
-}
-
-/* Mostly repeats with a little noise: many short matches, all kinds of
- * literal runs, near the ends of the buffers too. */
-static void gen_semi(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
-}
+/* ---- input generators (more in tests/testgen.h) ------------------------- */
 
 /* Short zero runs in noise: zero runs and literals around them. */
 static void gen_zero_spots(uint8_t *p, size_t n)
@@ -405,39 +212,9 @@ static void gen_zero_spots(uint8_t *p, size_t n)
 		p[i] = rng_below(3) == 0 ? (uint8_t)rng() : (i % 23 < 9 ? 0 : (uint8_t)(i * 7));
 }
 
-static void gen_text(uint8_t *p, size_t n)
-{
-	static const char *const words[] = {
-		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
-		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
-		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
-		"return", "static", "struct", "int", "void", "if", "else", "while",
-	};
-	size_t i = 0;
-
-	while (i < n) {
-		const char *w = words[rng_below(sizeof words / sizeof words[0])];
-		size_t len = strlen(w);
-
-		for (size_t k = 0; k < len && i < n; k++)
-			p[i++] = (uint8_t)w[k];
-		if (i < n)
-			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
-	}
-}
-
-static void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
-{
-	uint8_t pat[64];
-
-	gen_random(pat, period);
-	for (size_t i = 0; i < n; i++)
-		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
-}
-
-/* Something like an executable: code-ish bytes, zeros, text, tables,
- * random data, with copies from up to 64 KiB back. */
-static void gen_mixed(uint8_t *p, size_t n)
+/* testgen's gen_mixed with copies from up to 64 KiB back (M4 distances)
+ * too: code-ish bytes, zeros, text, tables, random data. */
+static void gen_mixed_far(uint8_t *p, size_t n)
 {
 	size_t i = 0;
 
@@ -459,9 +236,8 @@ static void gen_mixed(uint8_t *p, size_t n)
 		case 3:
 			gen_periodic(p + i, len, 1 + rng_below(20), 1);
 			break;
-		case 4:         /* small little-endian integers, like tables */
-			for (size_t k = 0; k < len; k++)
-				p[i + k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+		case 4:
+			gen_tables(p + i, len);
 			break;
 		case 5:         /* a copy from far back: M4 distances */
 			if (i > 65536) {
@@ -472,13 +248,8 @@ static void gen_mixed(uint8_t *p, size_t n)
 				break;
 			}
 			/* fall through */
-		default:        /* "code": copies of earlier stretches with edits */
-			for (size_t k = 0; k < len; k++) {
-				size_t j = i + k;
-
-				p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
-								       : (uint8_t)rng_below(256);
-			}
+		default:
+			gen_edited_copies(p, i, i + len);
 			break;
 		}
 		i += len;
@@ -502,8 +273,6 @@ static void gen_zero_heavy(uint8_t *p, size_t n)
 }
 
 /* ---- positive tests ------------------------------------------------------ */
-
-#define MIB (1024u * 1024u)
 
 static void test_inputs(void)
 {
@@ -546,7 +315,7 @@ static void test_inputs(void)
 	roundtrip("random-with-long-match", d, 300000);
 	gen_text(d, MIB);
 	roundtrip("text-1MiB", d, MIB);
-	gen_mixed(d, 2 * MIB);
+	gen_mixed_far(d, 2 * MIB);
 	roundtrip("mixed-2MiB", d, 2 * MIB);
 	gen_zero_heavy(d, MIB);
 	roundtrip("zero-heavy-1MiB", d, MIB);
@@ -561,7 +330,7 @@ static void test_rle_sizes(void)
 		{ "zeros-1MiB", MIB, gen_zeros, 1 },
 		{ "zero-heavy-1MiB", MIB, gen_zero_heavy, 1 },
 		{ "zero-spots-256KiB", 256 * 1024, gen_zero_spots, 1 },
-		{ "mixed-2MiB", 2 * MIB, gen_mixed, 0 },
+		{ "mixed-2MiB", 2 * MIB, gen_mixed_far, 0 },
 		{ "text-1MiB", MIB, gen_text, 0 },
 		{ "semi-1MiB", MIB, gen_semi, 0 },
 	};
@@ -595,43 +364,29 @@ static void test_rle_sizes(void)
 static void test_files(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		uint8_t *data;
-		long size;
+		size_t size;
+		uint8_t *data = read_whole_file(argv[i], &size);
 
-		if (!f) {
+		if (!data) {
 			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
 			continue;
 		}
-		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-			printf("note: skipping %s: cannot size it\n", argv[i]);
-			fclose(f);
-			continue;
-		}
-		data = xmalloc((size_t)size);
-		if (fread(data, 1, (size_t)size, f) != (size_t)size) {
-			printf("note: skipping %s: read error\n", argv[i]);
-			free(data);
-			fclose(f);
-			continue;
-		}
-		fclose(f);
 
 		size_t clen[N_CODECS];
 		char name[300];
 
 		for (int c = 0; c < N_CODECS; c++) {
-			uint8_t *blk = compress((enum codec)c, data, (size_t)size, &clen[c]);
+			uint8_t *blk = compress((enum codec)c, data, size, &clen[c]);
 
 			snprintf(name, sizeof name, "file:%s/%s", argv[i], codec_name[c]);
 			begin_case();
-			check_stream(data, (size_t)size, blk, clen[c], codec_version[c], "roundtrip", NULL);
+			check_stream(data, size, blk, clen[c], codec_version[c], "roundtrip", NULL);
 			if (c == C_OURS_V1 && clen[c] > clen[C_LZO1X_999])
 				failf("ours lzo-rle %zu bytes, lzo1x_999 %zu", clen[c], clen[C_LZO1X_999]);
 			end_case(name);
 			free(blk);
 		}
-		printf("note: %s: %ld bytes: lzo1x_1 %zu, lzo1x_999 %zu, ours v0 %zu, ours lzo-rle %zu\n", argv[i],
+		printf("note: %s: %zu bytes: lzo1x_1 %zu, lzo1x_999 %zu, ours v0 %zu, ours lzo-rle %zu\n", argv[i],
 		       size, clen[C_LZO1X_1], clen[C_LZO1X_999], clen[C_OURS_V0], clen[C_OURS_V1]);
 		free(data);
 	}
@@ -1018,7 +773,7 @@ static void test_garbage(void)
 		{ "semi-300", 300, gen_semi },
 		{ "text-2000", 2000, gen_text },
 		{ "zero-spots-1000", 1000, gen_zero_spots },
-		{ "mixed-70000", 70000, gen_mixed },
+		{ "mixed-70000", 70000, gen_mixed_far },
 	};
 	uint8_t *data = xmalloc(70000), *lib = xmalloc(70000 + 1);
 	char name[128];
@@ -1204,6 +959,5 @@ int main(int argc, char **argv)
 	test_inputs();
 	test_rle_sizes();
 	test_files(argc, argv);
-	printf("test_lzo: %u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_lzo");
 }

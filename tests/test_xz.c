@@ -21,10 +21,10 @@
  * junk first), so a build with -fsanitize=address catches any access
  * outside them; without ASan the output gets guard bytes on both sides.
  * Prints "ok <name>" / "FAIL <name>: <why>" per case and
- * "test_xz: N passed, M failed"; exits 1 if anything failed.
+ * "test_xz: N passed, M failed, K skipped" (tests/testlib.h); exits 1 if
+ * anything failed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,102 +33,9 @@
 #include <lzma.h>
 
 #include "decode.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-
-static unsigned n_pass, n_fail;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *name)
-{
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
-static const char *status_name(int st)
-{
-	switch (st) {
-	case DECODE_OK: return "OK";
-	case DECODE_TRUNCATED: return "TRUNCATED";
-	case DECODE_OUTPUT_OVERRUN: return "OUTPUT_OVERRUN";
-	case DECODE_BAD_OFFSET: return "BAD_OFFSET";
-	case DECODE_SHORT_OUTPUT: return "SHORT_OUTPUT";
-	case DECODE_CHECK_MISMATCH: return "CHECK_MISMATCH";
-	case DECODE_CORRUPT: return "CORRUPT";
-	default: return "(not a decode_status)";
-	}
-}
-
-static int valid_status(int st)
-{
-	return st >= DECODE_OK && st <= DECODE_CORRUPT;
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
+#include "testlib.h"
 
 /* ---- memory ------------------------------------------------------------- */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "test_xz: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
-}
 
 static uint8_t *xdup(const void *p, size_t n)
 {
@@ -137,46 +44,6 @@ static uint8_t *xdup(const void *p, size_t n)
 	if (n)
 		memcpy(d, p, n);
 	return d;
-}
-
-/* An exact-size buffer of n bytes, with GUARD canary bytes on each side
- * when ASan is not there to watch it. */
-struct buf {
-	uint8_t *base;
-	uint8_t *p;
-	size_t n;
-};
-
-static struct buf buf_new(size_t n)
-{
-	struct buf b;
-
-	b.n = n;
-	b.base = malloc(n + 2 * GUARD);
-	if (!b.base && n + 2 * GUARD == 0)
-		b.base = malloc(1);     /* glibc and ASan never get here */
-	if (!b.base) {
-		fprintf(stderr, "test_xz: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	b.p = b.base + GUARD;
-#if GUARD
-	memset(b.base, GUARD_BYTE, GUARD);
-	memset(b.p + n, GUARD_BYTE, GUARD);
-#endif
-	return b;
-}
-
-static int buf_guards_ok(const struct buf *b)
-{
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (b->base[i] != GUARD_BYTE || b->p[b->n + i] != GUARD_BYTE)
-			return 0;
-#else
-	(void)b;
-#endif
-	return 1;
 }
 
 /* ---- running our decoders ----------------------------------------------- */
@@ -194,12 +61,10 @@ static const char *fmt_name(enum fmt f)
 static int run_decode(enum fmt f, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
 	const size_t ws_size = f == FMT_XZ ? DECODE_WORKSPACE_xz : DECODE_WORKSPACE_lzma;
-	struct buf s = buf_new(src_len), d = buf_new(dst_len);
+	struct buf s = buf_from(src, src_len), d = buf_new(dst_len);
 	void *ws = xmalloc(ws_size);
 	int st;
 
-	if (src_len)
-		memcpy(s.p, src, src_len);
 	memset(d.p, 0x5C, dst_len);
 	memset(ws, 0xA5, ws_size);
 	st = f == FMT_XZ ? xz_decode(s.p, src_len, d.p, dst_len, ws)
@@ -214,19 +79,10 @@ static int run_decode(enum fmt f, const uint8_t *src, size_t src_len, size_t dst
 		if (dst_len)
 			memcpy(*out, d.p, dst_len);
 	}
-	free(s.base);
-	free(d.base);
+	buf_free(&s);
+	buf_free(&d);
 	free(ws);
 	return st;
-}
-
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
 }
 
 /* Expects src to decode to exactly data[0..n). */
@@ -1417,39 +1273,13 @@ static void test_garbage(void)
 
 /* ---- files -------------------------------------------------------------- */
 
-static uint8_t *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p = NULL;
-	size_t cap = 0, len = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? 2 * cap : 1 << 20;
-			p = realloc(p, cap);
-			if (!p)
-				exit(2);
-		}
-		size_t got = fread(p + len, 1, cap - len, f);
-
-		if (got == 0)
-			break;
-		len += got;
-	}
-	fclose(f);
-	*n = len;
-	return p;
-}
-
 static void test_files(int argc, char **argv)
 {
 	char name[512];
 
 	for (int i = 1; i < argc; i++) {
 		size_t n;
-		uint8_t *data = read_file(argv[i], &n);
+		uint8_t *data = read_whole_file(argv[i], &n);
 
 		if (!data) {
 			printf("skip %s: %s\n", argv[i], strerror(errno));
@@ -1490,6 +1320,5 @@ int main(int argc, char **argv)
 	test_flips();
 	test_garbage();
 	test_files(argc, argv);
-	printf("test_xz: %u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_xz");
 }

@@ -18,9 +18,9 @@
  * with -fsanitize=address catches any out-of-bounds access; without ASan
  * the output buffer gets guard bytes on both sides, checked after every
  * call.  Prints "ok <name>" / "FAIL <name>: <why>" per case and
- * "test_zstd: N passed, M failed" at the end; exits 1 if anything failed.
+ * "test_zstd: N passed, M failed, K skipped" at the end (tests/testlib.h);
+ * exits 1 if anything failed.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,95 +29,14 @@
 #include <zstd.h>
 
 #include "decode.h"
+#include "testlib.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD 0                 /* ASan's redzones do the job */
-#else
-#define GUARD 64
-#endif
-#define GUARD_BYTE 0xA7
-#define KIB 1024u
-#define MIB (1024u * 1024u)
+/* ---- running the decoder ------------------------------------------------ */
 
-static unsigned n_pass, n_fail;
-
-/* ---- case bookkeeping --------------------------------------------------- */
-
-static char fail_msg[512];
-static int case_failed;
-
-static void failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (case_failed)
-		return;         /* keep the first reason */
-	case_failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-	va_end(ap);
-}
-
-static void begin_case(void)
-{
-	case_failed = 0;
-	fail_msg[0] = '\0';
-}
-
-static void end_case(const char *fmt, ...)
-{
-	char name[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof name, fmt, ap);
-	va_end(ap);
-	if (case_failed) {
-		printf("FAIL %s: %s\n", name, fail_msg);
-		n_fail++;
-	} else {
-		printf("ok %s\n", name);
-		n_pass++;
-	}
-	fflush(stdout);
-}
-
+/* The decoder's own words for a status, in the failure messages. */
 static const char *sname(int st)
 {
 	return st == DECODE_OK ? "OK" : decode_status_name((enum decode_status)st);
-}
-
-/* ---- deterministic PRNG (xorshift64*) ----------------------------------- */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(size_t n)
-{
-	return n ? (size_t)(rng() % n) : 0;
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "test_zstd: out of memory (%zu bytes)\n", n);
-		exit(2);
-	}
-	return p;
 }
 
 /* Decodes src[0..n) into an exact-size buffer of cap bytes with an
@@ -126,28 +45,21 @@ static void *xmalloc(size_t n)
  * Returns the status. */
 static int decode_exact(const uint8_t *src, size_t n, size_t cap, const uint8_t *want)
 {
-	uint8_t *in = xmalloc(n);
-	uint8_t *base = xmalloc(cap + 2 * GUARD);
-	uint8_t *out = base + GUARD;
+	struct buf in = buf_from(src, n);
+	struct buf out = buf_new(cap);
 	void *ws = xmalloc(DECODE_WORKSPACE_zstd);
 	int st;
 
-	memcpy(in, src, n);
-	memset(base, GUARD_BYTE, cap + 2 * GUARD);
-	st = zstd_decode(in, n, out, cap, ws);
-	if (!(st >= DECODE_OK && st <= DECODE_CORRUPT))
+	memset(out.p, GUARD_BYTE, cap);
+	st = zstd_decode(in.p, n, out.p, cap, ws);
+	if (!valid_status(st))
 		failf("status %d is not a decode_status", st);
-#if GUARD
-	for (size_t i = 0; i < GUARD; i++)
-		if (base[i] != GUARD_BYTE || out[cap + i] != GUARD_BYTE) {
-			failf("wrote outside the output buffer");
-			break;
-		}
-#endif
-	if (st == DECODE_OK && want && memcmp(out, want, cap) != 0)
+	if (!buf_guards_ok(&out))
+		failf("wrote outside the output buffer");
+	if (st == DECODE_OK && want && memcmp(out.p, want, cap) != 0)
 		failf("output differs from the input");
-	free(in);
-	free(base);
+	buf_free(&in);
+	buf_free(&out);
 	free(ws);
 	return st;
 }
@@ -316,7 +228,7 @@ static void check_roundtrip(const char *name, const uint8_t *in, size_t n, const
 			      ZSTD_isError(r) ? ZSTD_getErrorName(r) : "wrong size");
 		free(lib);
 	}
-	end_case("%s", name);
+	end_case(name);
 }
 
 /* Wrong output sizes: one byte short must not be OK, one byte long is
@@ -340,7 +252,7 @@ static void check_sizes(const char *name, const uint8_t *in, size_t n, const uin
 			failf("dst_len + 1000 decodes OK");
 	}
 	(void)in;
-	end_case("%s: wrong output sizes", name);
+	end_casef("%s: wrong output sizes", name);
 }
 
 /* Truncations: every cut point of small frames, a spread of them (both
@@ -361,7 +273,7 @@ static void check_truncations(const char *name, const uint8_t *z, size_t zn, siz
 			break;
 		}
 	}
-	end_case("%s: %zu truncations", name, cuts);
+	end_casef("%s: %zu truncations", name, cuts);
 }
 
 /* Bit flips and byte overwrites anywhere: any status, no crash, no
@@ -409,7 +321,7 @@ static void check_damage(const char *name, const uint8_t *in, size_t n, const ui
 	if (checksum && ok_other)
 		failf("%u damaged frames with a checksum decoded OK to other bytes", ok_other);
 	free(d);
-	end_case("%s: %u damaged copies (%u errors, %u unchanged output, %u other output)", name,
+	end_casef("%s: %u damaged copies (%u errors, %u unchanged output, %u other output)", name,
 		 tries, bad, ok_same, ok_other);
 }
 
@@ -431,7 +343,7 @@ static void check_checksum(const char *name, const uint8_t *in, size_t n, const 
 	}
 	(void)in;
 	free(d);
-	end_case("%s: damaged checksum", name);
+	end_casef("%s: damaged checksum", name);
 }
 
 /* Everything for one input and one set of options. */
@@ -512,7 +424,7 @@ static void check_concatenated(void)
 			failf("libzstd does not decode them to the same bytes");
 		free(lib);
 	}
-	end_case("%zu frames and 2 skippable frames, %zu bytes -> %zu", nf, total, zn);
+	end_casef("%zu frames and 2 skippable frames, %zu bytes -> %zu", nf, total, zn);
 
 	begin_case();
 	for (size_t b = 0; b + 1 < nb; b++) {
@@ -539,7 +451,7 @@ static void check_handmade(const char *name, const uint8_t *z, size_t zn, size_t
 
 	if (st != want)
 		failf("%s, expected %s", sname(st), sname(want));
-	end_case("hand-made: %s", name);
+	end_casef("hand-made: %s", name);
 }
 
 static void check_handmade_all(void)
@@ -666,35 +578,12 @@ static void check_garbage(void)
 			statuses[st]++;
 		free(z);
 	}
-	end_case("3000 garbage frames (OK %u, truncated %u, overrun %u, offset %u, short %u, check %u, corrupt %u)",
+	end_casef("3000 garbage frames (OK %u, truncated %u, overrun %u, offset %u, short %u, check %u, corrupt %u)",
 		 statuses[0], statuses[1], statuses[2], statuses[3], statuses[4], statuses[5],
 		 statuses[6]);
 }
 
 /* ---- main ------------------------------------------------------------------ */
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return NULL;
-	}
-	p = xmalloc((size_t)len);
-	if (fread(p, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(p);
-		return NULL;
-	}
-	fclose(f);
-	*n = (size_t)len;
-	return p;
-}
 
 int main(int argc, char **argv)
 {
@@ -764,7 +653,7 @@ int main(int argc, char **argv)
 	/* Extra inputs (the test kernels) at the packer's level and others. */
 	for (int a = 1; a < argc; a++) {
 		size_t n;
-		uint8_t *in = read_file(argv[a], &n);
+		uint8_t *in = read_whole_file(argv[a], &n);
 
 		if (!in) {
 			printf("skip %s: cannot read it\n", argv[a]);
@@ -778,6 +667,5 @@ int main(int argc, char **argv)
 		free(in);
 	}
 
-	printf("test_zstd: %u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return finish_tests("test_zstd");
 }

@@ -67,9 +67,13 @@ $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_OBJ_RULE,$(v))))
 
 # ---- tests ------------------------------------------------------------------
 # TEST_SRCS_X: its sources; TEST_LIBS_X: its libraries; TEST_VARIANTS_X:
-# the variants it is built in.
+# the variants it is built in.  TESTLIB: the scaffolding the decoder tests
+# share (case counting, guarded buffers, the PRNG, file reading) and the
+# inputs they generate from it (tests/testlib.h, tests/testgen.h).
 
-TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c
+TESTLIB := tests/testlib.c tests/testgen.c
+
+TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c $(TESTLIB)
 TEST_LIBS_lz4     := -llz4
 TEST_VARIANTS_lz4 := $(TEST_VARIANTS)
 
@@ -80,19 +84,20 @@ TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
 TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c)
+	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
 # lzo and lzo-rle: one decoder core, both entry points, and our LZO-RLE
 # compressor, against liblzo2 and a byte-wise reference decoder.
-TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c
+TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c \
+	$(TESTLIB)
 TEST_LIBS_lzo     := -llzo2
 TEST_VARIANTS_lzo := $(TEST_VARIANTS)
 
 # bzip2: decode/bzip2_decode.c against libbz2.  Not -m32: libbz2-dev:i386
 # is not installable beside the amd64 one (ci/deps.sh).
-TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c
+TEST_SRCS_bzip2     := tests/test_bzip2.c decode/bzip2_decode.c $(TESTLIB)
 TEST_LIBS_bzip2     := -lbz2
 TEST_VARIANTS_bzip2 := native asan
 
@@ -100,23 +105,23 @@ TEST_VARIANTS_bzip2 := native asan
 # (tests/gzip_decode_safe.c), against libdeflate and zlib.  Not -m32: zlib
 # has no installable i386 build here (ci/deps.sh); gzip32 instead runs the
 # decoder with the 32-bit bit buffer of the -m32 stub, under ASan.
-TEST_SRCS_gzip       := tests/test_gzip.c decode/gzip_decode.c tests/gzip_decode_safe.c
+TEST_SRCS_gzip       := tests/test_gzip.c decode/gzip_decode.c tests/gzip_decode_safe.c $(TESTLIB)
 TEST_LIBS_gzip       := -ldeflate -lz
 TEST_VARIANTS_gzip   := native asan
-TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decode32_safe.c
+TEST_SRCS_gzip32     := tests/test_gzip.c tests/gzip_decode32.c tests/gzip_decode32_safe.c $(TESTLIB)
 TEST_LIBS_gzip32     := -ldeflate -lz
 TEST_VARIANTS_gzip32 := asan
 
 # lzma and xz: decode/lzma_decode.c and xz_decode.c (one LZMA core,
 # decode/lzma_core.h) against liblzma.  liblzma has no installable i386
 # build here (ci/deps.sh): tool_files below is their -m32 test.
-TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c
+TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.c $(TESTLIB)
 TEST_LIBS_xz           := -llzma
 TEST_VARIANTS_xz       := native asan
 
 # zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
 # installable i386 build here (ci/deps.sh).
-TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c
+TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c $(TESTLIB)
 TEST_LIBS_zstd     := -lzstd
 TEST_VARIANTS_zstd := native asan
 

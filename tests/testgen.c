@@ -1,0 +1,105 @@
+/* testgen.c - deterministic test inputs (tests/testgen.h). */
+#include "testgen.h"
+
+#include <string.h>
+
+#include "testlib.h"
+
+void gen_random(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(rng() >> 56);
+}
+
+void gen_abc(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)('a' + i % 3);
+}
+
+void gen_zeros(uint8_t *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+void gen_semi(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (i >= 7 && rng_below(5) != 0) ? p[i - 7 + rng_below(3)] : (uint8_t)rng();
+}
+
+void gen_text(uint8_t *p, size_t n)
+{
+	static const char *const words[] = {
+		"the", "kernel", "boot", "stub", "decompress", "memory", "page", "of",
+		"and", "to", "in", "is", "a", "that", "for", "interrupt", "table",
+		"descriptor", "segment", "long", "mode", "paging", "entry", "x86",
+		"return", "static", "struct", "int", "void", "if", "else", "while",
+	};
+	size_t i = 0;
+
+	while (i < n) {
+		const char *w = words[rng_below(sizeof words / sizeof words[0])];
+		size_t len = strlen(w);
+
+		for (size_t k = 0; k < len && i < n; k++)
+			p[i++] = (uint8_t)w[k];
+		if (i < n)
+			p[i++] = rng_below(12) == 0 ? '\n' : (rng_below(9) == 0 ? ',' : ' ');
+	}
+}
+
+void gen_periodic(uint8_t *p, size_t n, size_t period, int noise)
+{
+	uint8_t pat[64];
+
+	gen_random(pat, period);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (noise && rng_below(16) == 0) ? (uint8_t)rng() : pat[i % period];
+}
+
+void gen_tables(uint8_t *p, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		p[k] = (k & 3) == 0 ? (uint8_t)rng_below(40) : (k & 3) == 1 ? (uint8_t)rng_below(2) : 0;
+}
+
+void gen_edited_copies(uint8_t *p, size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++)
+		p[j] = (j > 4096 && rng_below(8) != 0) ? p[j - 1 - rng_below(4096)] ^ (uint8_t)(rng_below(4) == 0)
+						       : (uint8_t)rng_below(256);
+}
+
+void gen_mixed(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 64 + rng_below(16384);
+
+		if (len > n - i)
+			len = n - i;
+		switch (rng_below(6)) {
+		case 0:
+			memset(p + i, 0, len);
+			break;
+		case 1:
+			gen_random(p + i, len);
+			break;
+		case 2:
+			gen_text(p + i, len);
+			break;
+		case 3:
+			gen_periodic(p + i, len, 1 + rng_below(20), 1);
+			break;
+		case 4:
+			gen_tables(p + i, len);
+			break;
+		default:
+			gen_edited_copies(p, i, i + len);
+			break;
+		}
+		i += len;
+	}
+}

@@ -1,0 +1,32 @@
+/* testgen.h - deterministic test inputs for the host decoder tests, from
+ * testlib's rng(): each fills p[0..n) and consumes the PRNG the same way
+ * on every run, so a test's corpus is the same everywhere. */
+#ifndef TESTGEN_H
+#define TESTGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Random bytes (the PRNG's top byte each). */
+void gen_random(uint8_t *p, size_t n);
+/* "abcabc...": one short period, matches from the third byte on. */
+void gen_abc(uint8_t *p, size_t n);
+void gen_zeros(uint8_t *p, size_t n);
+/* Mostly repeats with a little noise: many short matches, short and long
+ * literal runs, near the ends of the buffers too. */
+void gen_semi(uint8_t *p, size_t n);
+/* English-like words of kernel vocabulary, spaces, commas and newlines. */
+void gen_text(uint8_t *p, size_t n);
+/* A pattern of period `period` (at most 64, random bytes); with `noise`,
+ * about one byte in 16 replaced: many short overlapping matches. */
+void gen_periodic(uint8_t *p, size_t n, size_t period, int noise);
+/* Small little-endian integers, like a kernel's tables. */
+void gen_tables(uint8_t *p, size_t n);
+/* "Code": p[from..to) made of copies of the 4 KiB before each byte,
+ * with edits; reads p below from, so it needs the whole buffer. */
+void gen_edited_copies(uint8_t *p, size_t from, size_t to);
+/* Something like an executable: segments of zeros, random data, text,
+ * noisy periodic patterns, tables and edited copies. */
+void gen_mixed(uint8_t *p, size_t n);
+
+#endif
