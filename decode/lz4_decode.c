@@ -440,6 +440,12 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 	return st;
 }
 
+/* Aligned to 64 bytes so that the fast loops sit at the same place
+ * relative to cache lines in every program that links this file: on the
+ * benchmark machine (AMD Zen 4) shifting the same code by 16 bytes moved
+ * its speed by up to 4% (measured with nops before the loops), which
+ * would otherwise change with whatever happens to be linked before it. */
+__attribute__((aligned(64)))
 enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 			      uint8_t *dst, size_t dst_len, void *workspace)
 {
