@@ -340,22 +340,19 @@ static inline uint64_t read_le64(const uint8_t *p)
  * are loaded instead, at addresses that depend on ip alone, so those
  * loads start early, and the token comes out of them by a shift: the
  * chain becomes token -> shift count -> shift (measured 3-8% faster on
- * kernels, against liblz4).  With 32-bit words a 64-bit shift costs more
- * than the load, so the 32-bit stub keeps the plain load. */
+ * kernels, against liblz4).  Only with 64-bit words (TOKEN_CARRIED): with
+ * 32-bit ones the shifts cost more than they save, and carrying the token
+ * from one sequence to the next spills it (i386 has too few registers),
+ * so there the fast loop loads each token at its start. */
+#define TOKEN_CARRIED (sizeof(size_t) >= sizeof(uint64_t))
+
 static inline size_t next_token(const uint8_t *ip, size_t token)
 {
-	const size_t lit = token >> TOKEN_LIT_SHIFT & LEN_EXTENDED;
+	const uint64_t lo = read_le64(ip + 3), hi = read_le64(ip + 3 + 8);
 
-	if (sizeof(size_t) < sizeof(uint64_t))
-		return ip[1 + lit + OFFSET_BYTES];
-	{
-		const uint64_t lo = read_le64(ip + 3), hi = read_le64(ip + 3 + 8);
-
-		/* lit 0..7 is byte lit of lo, 8..14 byte lit - 8 of hi:
-		 * token bit 7 is lit's bit 3, token bits 4..6 times 8 the
-		 * shift. */
-		return (size_t)((token & 0x80 ? hi : lo) >> (token >> 1 & 0x38));
-	}
+	/* lit 0..7 is byte lit of lo, 8..14 byte lit - 8 of hi: token
+	 * bit 7 is lit's bit 3, token bits 4..6 times 8 the shift. */
+	return (size_t)((token & 0x80 ? hi : lo) >> (token >> 1 & 0x38));
 }
 
 /* Where decoding stands between the loops. */
@@ -394,13 +391,17 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 		goto out;
 	token = *ip;
 	do {
-		size_t lit = token >> TOKEN_LIT_SHIFT & LEN_EXTENDED, ml, off, next;
+		size_t lit, ml, off, next = 0;
 		const uint8_t *m;
 
+		if (!TOKEN_CARRIED)
+			token = *ip;
+		lit = token >> TOKEN_LIT_SHIFT & LEN_EXTENDED;
 		if (lit != LEN_EXTENDED) {
 			/* Short run: the loop margins cover this piece and
 			 * the token window. */
-			next = next_token(ip, token);
+			if (TOKEN_CARRIED)
+				next = next_token(ip, token);
 			memcpy(op, ip + 1, PIECE);
 			ip += 1 + lit + OFFSET_BYTES;
 			op += lit;
@@ -425,7 +426,8 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 			op += lit;
 			/* The token after a short match (the slack above
 			 * keeps it inside src). */
-			next = *ip;
+			if (TOKEN_CARRIED)
+				next = *ip;
 		}
 
 		/* Both literal paths left the 2 offset bytes inside src.
