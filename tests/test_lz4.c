@@ -404,6 +404,35 @@ static void test_window_edge(void)
 	free(b.out);
 }
 
+/* Short matches (length 4..18, the nibble alone) are copied by the fast
+ * loop in fixed pieces that may overlap what the same copy just wrote
+ * (offsets below the copy's width) and what the sequences just before it
+ * wrote.  One block with every offset 1..40 and every short length, each
+ * after 0..3 literals, all far enough from the block's ends for the fast
+ * loop: its output must be what the builder computed byte by byte, and
+ * with every sequence in the same block each reads bytes the ones before
+ * it wrote. */
+static void test_short_matches(void)
+{
+	struct builder b;
+	unsigned checked = 0;
+
+	b.blk = xmalloc(32768);
+	b.out = xmalloc(32768);
+	begin_case();
+	b.blen = b.olen = 0;
+	put_seq(&b, 64, 1, 4, 0);
+	for (size_t off = 1; off <= 40; off++)
+		for (size_t ml = 4; ml <= 18; ml++, checked++)
+			put_seq(&b, (off + ml) % 4, off, ml, 0);
+	put_seq(&b, 64, 0, 0, 1);
+	check_synthetic(&b, "every offset 1..40 x length 4..18");
+	end_case("short-matches-fast-loop");
+	printf("note: short-matches-fast-loop: %u matches in one %zu-byte block\n", checked, b.olen);
+	free(b.blk);
+	free(b.out);
+}
+
 /* ---- negative tests ------------------------------------------------------ */
 
 /* Every proper prefix of a valid block must fail, with TRUNCATED (cut
@@ -708,6 +737,7 @@ int main(int argc, char **argv)
 	test_files(argc, argv);
 	test_synthetic();
 	test_window_edge();
+	test_short_matches();
 	test_truncation();
 	test_handmade();
 	test_length_wrap();
