@@ -49,8 +49,7 @@
  *   code and branch; the bit trees (literals, lengths, distance slots and
  *   their reverse trees, about nine bits in ten) decode without a branch
  *   on the bit and load the next node's probability before the bit is
- *   known (rc_bit_sel).  Measured with `make bench-native`: see the commit
- *   history of this file.
+ *   known (rc_bit_sel).
  */
 #ifndef LZMA_CORE_H
 #define LZMA_CORE_H
@@ -436,9 +435,12 @@ static LZ_ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l,
 }
 
 /* A new distance ("DecodeDistance"), minus one; len is the match length
- * minus MATCH_LEN_MIN.  One reverse-tree loop serves both the slots with
- * their own trees (4..13) and the align bits of the others. */
-static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len)
+ * minus MATCH_LEN_MIN; op is where the match will be copied to (only
+ * prefetched from: the caller checks the distance).  One reverse-tree
+ * loop serves both the slots with their own trees (4..13) and the align
+ * bits of the others. */
+static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len,
+					const uint8_t *op)
 {
 	unsigned ls = len < DIST_STATES - 1 ? len : DIST_STATES - 1;
 	unsigned slot = rc_tree(rc, p->dist_slot[ls], DIST_SLOT_BITS) - (1u << DIST_SLOT_BITS);
@@ -453,6 +455,10 @@ static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, un
 		probs = p->dist_special + dist - slot;
 	} else {
 		dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
+		/* The source is known to 16 bytes: ask for it while
+		 * the align bits decode (far sources miss the caches).
+		 * An address, not a pointer: dist is not checked yet. */
+		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16));
 		probs = p->dist_align;
 		nd = ALIGN_BITS;
 	}
@@ -583,7 +589,7 @@ LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *i
 		}
 		len = rc_len(&rc, lens, ps);
 		if (lens == &pr->match_len) {
-			rep0 = rc_dist(&rc, pr, (unsigned)len);
+			rep0 = rc_dist(&rc, pr, (unsigned)len, op);
 			/* Guards the dictionary size; the end marker is the
 			 * one distance at or above every limit. */
 			if (LZ_UNLIKELY(rep0 >= s->dist_limit)) {
