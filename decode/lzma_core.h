@@ -41,6 +41,15 @@
  * lzma_core); the hot loop keeps range, code and the in/out pointers in
  * local variables (the helpers below are always inlined on a local struct
  * rc, which the compiler keeps in registers).
+ *
+ * Speed
+ *   Decoding is a chain of bits, each depending on the range the last one
+ *   left, so the time per bit is that chain's latency plus the branches
+ *   it mispredicts.  The single decisions (IsMatch, IsRep, ...) steer the
+ *   code and branch; the bit trees (literals, lengths, distance slots and
+ *   their reverse trees, about nine bits in ten) decode without a branch
+ *   on the bit and load the next node's probability before the bit is
+ *   known (rc_bit_sel).
  */
 #ifndef LZMA_CORE_H
 #define LZMA_CORE_H
@@ -273,51 +282,83 @@ static LZ_ALWAYS_INLINE unsigned rc_bit(struct rc *rc, uint16_t *prob)
 	return bit;
 }
 
-/* One adaptive bit without a branch on its value, for bit trees, whose
- * bits are close to random (literals) or only summed (lengths,
- * distances): returns the bit.  With m = ~0 for a 1 bit and 0 for a 0
- * bit, and t = 0 or PROB_MAX, the update
+/* One adaptive bit without a branch on its value, for the bit trees
+ * (literals, lengths, distances), whose bits are too close to random for
+ * branches to be predicted.  p is *prob, loaded by the caller; so are the
+ * probabilities of both of the node's children, p0 and p1, so that the
+ * next bit's probability is a select, not a load, on the critical path
+ * from one bit to the next (range -> bound -> compare -> range).
+ *
+ * The two selects (the new range, the next probability) are conditional
+ * moves on the comparison's flags, written as x86 asm because GCC turns
+ * two ternaries on one condition into a branch, the very thing to avoid
+ * (the x86-64 decoder of xz 5.6 made the same choice); -m32 -march=i686
+ * and -m64 both have CMOV.  The asm also leaves z = ~0 for a 0 bit and 0
+ * for a 1 bit (SBB), for the updates that are off the critical path:
+ * code -= bound for a 1 bit, and with t = PROB_MAX for a 0 bit, 0 for a
+ * 1 bit, the probability update
  *   p - ((p - t) >> 5)   (arithmetic shift)
  * is p - (p >> 5) for a 1 bit and, since p <= PROB_MAX (the shift of the
  * negative p - 2017 rounds down by exactly the right amount),
- * p + ((2048 - p) >> 5) for a 0 bit: rc_bit's update without a branch. */
-static LZ_ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
+ * p + ((2048 - p) >> 5) for a 0 bit: rc_bit's update without a branch.
+ * Returns the bit, 0 or 1; *pnext is p0 or p1. */
+static LZ_ALWAYS_INLINE unsigned rc_bit_sel(struct rc *rc, uint16_t *prob, uint32_t p,
+					    uint32_t p0, uint32_t p1, uint32_t *pnext)
 {
-	uint32_t p = *prob;
-	uint32_t bound = (rc->range >> PROB_BITS) * p;
-	uint32_t m = 0u - (uint32_t)(rc->code >= bound);
-	uint32_t t = PROB_MAX & ~m;
+	const uint32_t bound = (rc->range >> PROB_BITS) * p;
+	uint32_t range = rc->range - bound, next = p1, z;
 
-	rc->code -= bound & m;
-	rc->range = (bound & ~m) | ((rc->range - bound) & m);
-	*prob = (uint16_t)(p - (uint32_t)((int32_t)(p - t) >> PROB_MOVE_BITS));
+	__asm__("cmpl %[bound], %[code]\n\t"
+		"cmovbl %[bound], %[range]\n\t"
+		"cmovbl %[p0], %[next]\n\t"
+		"sbbl %[z], %[z]"
+		: [range] "+r"(range), [next] "+r"(next), [z] "=r"(z)
+		: [bound] "r"(bound), [code] "r"(rc->code), [p0] "rm"(p0)
+		: "cc");
+	rc->range = range;
+	rc->code -= bound & ~z;
+	*prob = (uint16_t)(p - (uint32_t)((int32_t)(p - (PROB_MAX & z)) >> PROB_MOVE_BITS));
 	rc_normalize(rc);
-	return m & 1;
+	*pnext = next;
+	return z + 1;
 }
 
-/* "BitTreeDecode": nbits bits, most significant first, through the tree
- * at probs (indexed from 1); returns them plus 2^nbits (the caller
- * subtracts).  Branches on each bit: these trees (lengths, distance
- * slots) are skewed enough for the branches to be predicted; a constant
- * nbits unrolls. */
+/* rc_bit_sel for a bit whose successor is not in a tree. */
+static LZ_ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
+{
+	uint32_t unused;
+
+	return rc_bit_sel(rc, prob, *prob, 0, 0, &unused);
+}
+
+/* "BitTreeDecode": nbits (>= 1) bits, most significant first, through
+ * the tree at probs (indexed from 1, 2^nbits entries); returns them plus
+ * 2^nbits (the caller subtracts).  The last level's "children" are past
+ * the tree: masked, they wrap to nodes inside it, loaded and not used. */
 static LZ_ALWAYS_INLINE unsigned rc_tree(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
+	const unsigned mask = (1u << nbits) - 1;
 	unsigned m = 1;
+	uint32_t p = probs[1];
 
 	do
-		m = m << 1 | rc_bit(rc, &probs[m]);
+		m = m << 1 | rc_bit_sel(rc, &probs[m], p, probs[(2 * m) & mask],
+					probs[(2 * m + 1) & mask], &p);
 	while (--nbits);
 	return m;
 }
 
-/* "BitTreeReverseDecode": nbits (>= 1) bits, least significant first. */
+/* "BitTreeReverseDecode": nbits (>= 1) bits, least significant first,
+ * through the same kind of tree as rc_tree. */
 static LZ_ALWAYS_INLINE uint32_t rc_tree_rev(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
+	const unsigned mask = (1u << nbits) - 1;
 	unsigned m = 1;
-	uint32_t sym = 0;
+	uint32_t p = probs[1], sym = 0;
 
 	for (unsigned i = 0; i < nbits; i++) {
-		unsigned bit = rc_bit(rc, &probs[m]);
+		const unsigned bit = rc_bit_sel(rc, &probs[m], p, probs[(2 * m) & mask],
+						probs[(2 * m + 1) & mask], &p);
 
 		m = m << 1 | bit;
 		sym |= bit << i;
@@ -348,12 +389,7 @@ static LZ_ALWAYS_INLINE uint32_t rc_direct(struct rc *rc, unsigned n)
 /* A plain literal: 8 bits of the coder's first 256-entry tree. */
 static LZ_ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
 {
-	unsigned sym = 1;
-
-	do
-		sym = sym << 1 | rc_bit_nb(rc, &probs[sym]);
-	while (sym < 0x100);
-	return sym & 0xFF;
+	return rc_tree(rc, probs, 8) & 0xFF;
 }
 
 /* A literal right after a match ("DecodeLiteral" with state >= 7): while
@@ -378,33 +414,33 @@ static LZ_ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, uns
 	return sym & 0xFF;
 }
 
-/* The length of a match, minus MATCH_LEN_MIN: 0..271.  The low and mid
- * ranges (3 bits, the common lengths 2..17) share one unrolled tree; the
- * high range (8 bits) is a loop. */
+/* The length of a match, minus MATCH_LEN_MIN: 0..271, from one of three
+ * trees: low and mid (3 bits, the common lengths 2..17), high (8 bits). */
 static LZ_ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l, unsigned ps)
 {
 	uint16_t *probs = l->low[ps];
-	unsigned base = 0;
+	unsigned base = 0, nbits = LEN_LOW_BITS;
 
 	if (rc_bit(rc, &l->choice)) {
-		if (rc_bit(rc, &l->choice2)) {
-			unsigned n = LEN_HIGH_BITS, m = 1;
-
-			do
-				m = m << 1 | rc_bit(rc, &l->high[m]);
-			while (--n);
-			return LEN_LOW_SYMS + LEN_MID_SYMS + m - LEN_HIGH_SYMS;
+		if (!rc_bit(rc, &l->choice2)) {
+			probs = l->mid[ps];
+			base = LEN_LOW_SYMS;
+		} else {
+			probs = l->high;
+			base = LEN_LOW_SYMS + LEN_MID_SYMS;
+			nbits = LEN_HIGH_BITS;
 		}
-		probs = l->mid[ps];
-		base = LEN_LOW_SYMS;
 	}
-	return base + rc_tree(rc, probs, LEN_LOW_BITS) - LEN_LOW_SYMS;
+	return base + rc_tree(rc, probs, nbits) - (1u << nbits);
 }
 
 /* A new distance ("DecodeDistance"), minus one; len is the match length
- * minus MATCH_LEN_MIN.  One reverse-tree loop serves both the slots with
- * their own trees (4..13) and the align bits of the others. */
-static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len)
+ * minus MATCH_LEN_MIN; op is where the match will be copied to (only
+ * prefetched from: the caller checks the distance).  One reverse-tree
+ * loop serves both the slots with their own trees (4..13) and the align
+ * bits of the others. */
+static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len,
+					const uint8_t *op)
 {
 	unsigned ls = len < DIST_STATES - 1 ? len : DIST_STATES - 1;
 	unsigned slot = rc_tree(rc, p->dist_slot[ls], DIST_SLOT_BITS) - (1u << DIST_SLOT_BITS);
@@ -419,6 +455,10 @@ static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, un
 		probs = p->dist_special + dist - slot;
 	} else {
 		dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
+		/* The source is known to 16 bytes: ask for it while
+		 * the align bits decode (far sources miss the caches).
+		 * An address, not a pointer: dist is not checked yet. */
+		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16));
 		probs = p->dist_align;
 		nd = ALIGN_BITS;
 	}
@@ -549,7 +589,7 @@ LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *i
 		}
 		len = rc_len(&rc, lens, ps);
 		if (lens == &pr->match_len) {
-			rep0 = rc_dist(&rc, pr, (unsigned)len);
+			rep0 = rc_dist(&rc, pr, (unsigned)len, op);
 			/* Guards the dictionary size; the end marker is the
 			 * one distance at or above every limit. */
 			if (LZ_UNLIKELY(rep0 >= s->dist_limit)) {
