@@ -5,7 +5,7 @@
 # Run by `make bench-native`, which builds the program and the kernels.
 #
 #   BENCH_MIN_TIME  seconds per cell, at least (default 0.3)
-#   BENCH_MIN_REPS  repetitions per cell, at least (default 5)
+#   BENCH_MIN_REPS  repetitions per cell, at least (default 15)
 #   BENCH_ONLY      only these rows, by label, codec or reference name,
 #                   e.g. "lz4,memcpy" (memcpy: the "none" codec's row);
 #                   "seed" names the seed's experiment (default: all rows
@@ -70,7 +70,7 @@ if [ $rows = 1 ]; then
 	# bench_native writes its rows alone; the merge keeps the seed's
 	# section of native.json.
 	args=(-o "$B/bench/native-rows.json" -c "$B/bench/native-cache"
-	      -t "${BENCH_MIN_TIME:-0.3}" -n "${BENCH_MIN_REPS:-5}")
+	      -t "${BENCH_MIN_TIME:-0.3}" -n "${BENCH_MIN_REPS:-15}")
 	[ -n "$only" ] && args+=(-k "$only")
 
 	start=$SECONDS
