@@ -10,16 +10,20 @@
  *      command line, the initrd or setup_data;
  *   3. move the compressed payload out of the kernel's way if they overlap;
  *   4. verify the payload's CRC32C;
- *   5. decompress straight to the kernel's load address, exactly out_size,
- *      the decoder's tables and state in the workspace the packer reserved
- *      right after our scratch;
- *   6. clear the kernel's bss;
+ *   5. decompress straight to where the kernel runs, exactly out_size, the
+ *      decoder's tables and state in the workspace the packer reserved
+ *      right after our scratch: the kernel's link address or, when it has
+ *      a relocation table, as far from our load address as the packer
+ *      planned it from BZPACK_LOAD_ADDR;
+ *   6. check the relocation table (CRC32C, then every entry) and only
+ *      then apply it; clear the kernel's bss;
  *   7. print the report line and hand the entry point back to the head,
  *      which jumps as the boot protocol says.
  *
  * Any failure prints "bzpack: error: <reason>" and halts: we never jump
  * into a kernel we could not fully decompress and verify.
  */
+#include "bzpack_relocs.h"
 #include "crc32c.h"
 #include "mem.h"
 #include "stub.h"
@@ -67,6 +71,42 @@ static void check_header(const struct bzpack_header *hdr, const struct boot_para
 	if (hdr->workspace_size < stub_codec.workspace_size ||
 	    hdr->workspace_size % BZPACK_WORKSPACE_ALIGN)
 		fail("decoder workspace in the header is too small or misaligned", "");
+	if (hdr->relocs_size > hdr->out_size ||
+	    (hdr->relocs_size && (hdr->out_align < BZPACK_LOAD_ALIGN || (hdr->out_align & (hdr->out_align - 1)))))
+		fail("relocation table size or kernel alignment in the header is bad", "");
+}
+
+/* Where the kernel runs: its link address, or, relocatable, the same
+ * distance from our load address as from BZPACK_LOAD_ADDR, aligned up as
+ * the kernel needs (Linux's decompressor likewise aligns its load
+ * address up and runs the kernel there). */
+static uint64_t kernel_address(const struct bzpack_header *hdr, uint64_t load)
+{
+	if (!hdr->relocs_size)
+		return hdr->out_addr;
+	uint64_t a = load + (hdr->out_addr - BZPACK_LOAD_ADDR);
+	return (a + hdr->out_align - 1) & ~(uint64_t)(hdr->out_align - 1);
+}
+
+/* The table at the end of the output: its CRC, then every entry, and
+ * only then the writes.  i386 kernels move by the physical delta; x86_64
+ * kernels find their physical address themselves, and without a virtual
+ * offset (KASLR) their table is checked but has nothing to add. */
+static void relocate(const struct bzpack_header *hdr, uint8_t *kernel, const struct crc32c_table *crc)
+{
+	uint64_t size = hdr->out_size - hdr->relocs_size;
+	const uint8_t *table = kernel + size;
+	uint64_t delta = hdr->bits == 32 ? (uintptr_t)kernel - hdr->out_addr : 0;
+
+	if (!hdr->relocs_size)
+		return;
+	if (crc32c_update(crc, 0, table, hdr->relocs_size) != hdr->relocs_crc)
+		fail("relocation table checksum mismatch (CRC32C)", "");
+	enum relocs_status s = relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 0);
+	if (s != RELOCS_OK)
+		fail("relocation table: ", relocs_status_name(s));
+	if (delta)
+		relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 1);
 }
 
 static void check_range(const struct boot_params *bp, const char *what, struct mem_range r)
@@ -87,8 +127,8 @@ static void check_range(const struct boot_params *bp, const char *what, struct m
 
 /* The one line CI and people read.  cycles= is the decompression alone;
  * the phases follow, total= from the first instruction we know of. */
-static void report(const struct bzpack_header *hdr, const struct boot_params *bp, uint64_t move,
-		   uint64_t verify, uint64_t decompress, uint64_t total)
+static void report(const struct bzpack_header *hdr, const struct boot_params *bp, uint64_t kernel,
+		   uint64_t move, uint64_t verify, uint64_t decompress, uint64_t total)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -110,6 +150,11 @@ static void report(const struct bzpack_header *hdr, const struct boot_params *bp
 	serial_put_u64(hdr->bits);
 	serial_puts(" entry=");         /* 16, 32 or 64: which entry the loader took */
 	serial_put_u64(bp->scratch);
+	serial_puts(" kernel=");        /* where it runs; "fixed" without a relocation table */
+	if (hdr->relocs_size)
+		serial_put_hex(kernel);
+	else
+		serial_puts("fixed");
 	serial_puts("\n");
 }
 
@@ -128,9 +173,13 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	 * address wherever that is. */
 	uint64_t load = (uintptr_t)startup_32;
 	uint64_t image_end = load + (uint64_t)bp->hdr.syssize * 16;
+	uint64_t kernel = kernel_address(hdr, load);
+	uint64_t kernel_size = hdr->out_size - hdr->relocs_size;
+	uint64_t kernel_end = kernel + kernel_size + hdr->zero_size;
 	struct mem_range stub = { load, (uintptr_t)payload };
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
-	struct mem_range out = { hdr->out_addr, (uint64_t)hdr->out_addr + hdr->out_size + hdr->zero_size };
+	/* The table is decompressed after the kernel's bytes, into its bss. */
+	struct mem_range out = { kernel, kernel + hdr->out_size > kernel_end ? kernel + hdr->out_size : kernel_end };
 	/* Our scratch: the heads' page tables and stack, then the decoder's
 	 * workspace; the two are planned, checked and avoided as one. */
 	struct mem_range scratch = { load + hdr->scratch_offset,
@@ -141,7 +190,9 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	struct mem_range image = { load, src.end }, moved = { 0, 0 };
 	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
 		fail("kernel would overwrite low memory or this stub", "");
-	if (hdr->entry < out.start || hdr->entry >= out.start + hdr->out_size)
+	if ((uintptr_t)(out.end - 1) != out.end - 1)   /* a 32-bit stub moving its kernel past 4 GiB */
+		fail("kernel would run above the addresses this stub reaches", "");
+	if (hdr->entry < hdr->out_addr || hdr->entry - hdr->out_addr >= kernel_size)
 		fail("kernel entry point lies outside the kernel", "");
 	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
 		fail("scratch memory overlaps the image or the kernel", "");
@@ -178,15 +229,15 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	if (crc32c_update(&crc, 0, payload, hdr->payload_size) != hdr->payload_crc)
 		fail("payload checksum mismatch (CRC32C)", "");
 	uint64_t t2 = read_tsc();
-	enum decode_status status = stub_decode(payload, hdr->payload_size,
-						       (uint8_t *)(uintptr_t)hdr->out_addr, hdr->out_size,
-						       workspace);
+	enum decode_status status = stub_decode(payload, hdr->payload_size, (uint8_t *)(uintptr_t)kernel,
+						       hdr->out_size, workspace);
 	uint64_t t3 = read_tsc();
 	if (status != DECODE_OK)
 		fail("decompression failed: ", decode_status_name(status));
-	memset((uint8_t *)(uintptr_t)hdr->out_addr + hdr->out_size, 0, hdr->zero_size);
+	relocate(hdr, (uint8_t *)(uintptr_t)kernel, &crc);
+	memset((uint8_t *)(uintptr_t)(kernel + kernel_size), 0, hdr->zero_size);
 
 	/* 7. */
-	report(hdr, bp, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
-	return (uintptr_t)hdr->entry;
+	report(hdr, bp, kernel, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
+	return (uintptr_t)(kernel + (hdr->entry - hdr->out_addr));
 }
