@@ -1,6 +1,7 @@
 #!/bin/bash
 # mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]
-# A tiny initramfs whose /init prints a marker line and powers off.
+# A tiny initramfs whose /init prints the kernel's _text line of
+# /proc/kallsyms and a marker line, and powers off.
 # PAD_MIB adds that much incompressible data, to make the initrd large
 # (memory-tight tests).  With -k, /init then loads IMAGE (with INITRD and
 # the command line APPEND) with this machine's kexec (kexec-tools, and the
@@ -27,6 +28,9 @@ cp "$busybox" "$root/bin/busybox"
 cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox mount -t proc proc /proc
+# Where the kernel's text is, for the KASLR tests (before the marker, at
+# which the tests stop QEMU).
+echo "bzpack-initramfs: $(/bin/busybox grep -m1 ' _text$' /proc/kallsyms)"
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
 [ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f

@@ -30,6 +30,7 @@
 #define SECTOR_SIZE             512
 
 #define LOADFLAG_LOADED_HIGH    0x01    /* protected-mode part loaded at 0x100000 */
+#define LOADFLAG_KASLR          0x02    /* KASLR_FLAG: the kernel was put at a random address */
 #define LOADFLAG_CAN_USE_HEAP   0x80
 
 /* xloadflags (protocol 2.12) */
@@ -248,10 +249,11 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  * followed by zero_size bytes the stub clears (the kernel's bss).  When
  * relocs_size is not 0, the last relocs_size of those bytes are the
  * kernel's relocation table (Linux's vmlinux.relocs format, see
- * stub/relocs.c), read before the bss is cleared, and the kernel moves
+ * bzpack_relocs.h), read before the bss is cleared, and the kernel moves
  * with the image: it runs at load address + (out_addr - BZPACK_LOAD_ADDR)
  * aligned up to out_align, so out_addr only where the image is at
- * BZPACK_LOAD_ADDR.  Without a table, out_align is 0 and the kernel runs
+ * BZPACK_LOAD_ADDR (or, randomised, at a slot stub/kaslr.c picks).
+ * Without a table, out_align is 0 and the kernel runs
  * at out_addr wherever the image is.  The stub's scratch (page tables,
  * then the stack) lies at load address + scratch_offset, above both the
  * image and the kernel's memory (its alignment slack included).  The

@@ -7,14 +7,15 @@
  *      them into boot_params, against the CRC32C the header carries;
  *   2. check the memory plan against what the loader told us: the kernel's
  *      range and our scratch must be RAM and must not hold boot_params, the
- *      command line, the initrd or setup_data;
+ *      command line, the initrd or setup_data; a kernel with a relocation
+ *      table goes to a random slot that passes the same checks (kaslr.c);
  *   3. move the compressed payload out of the kernel's way if they overlap;
  *   4. verify the payload's CRC32C;
  *   5. decompress straight to where the kernel runs, exactly out_size, the
  *      decoder's tables and state in the workspace the packer reserved
  *      right after our scratch: the kernel's link address or, when it has
- *      a relocation table, as far from our load address as the packer
- *      planned it from BZPACK_LOAD_ADDR;
+ *      a relocation table, its random slot, or with nokaslr as far from
+ *      our load address as the packer planned it from BZPACK_LOAD_ADDR;
  *   6. check the relocation table (CRC32C, then every entry) and only
  *      then apply it; clear the kernel's bss;
  *   7. print the report line and hand the entry point back to the head,
@@ -89,14 +90,13 @@ static uint64_t kernel_address(const struct bzpack_header *hdr, uint64_t load)
 }
 
 /* The table at the end of the output: its CRC, then every entry, and
- * only then the writes.  i386 kernels move by the physical delta; x86_64
- * kernels find their physical address themselves, and without a virtual
- * offset (KASLR) their table is checked but has nothing to add. */
-static void relocate(const struct bzpack_header *hdr, uint8_t *kernel, const struct crc32c_table *crc)
+ * only then the writes (none when delta is 0: an x86_64 kernel without a
+ * virtual offset, or a kernel where it was linked). */
+static void relocate(const struct bzpack_header *hdr, uint8_t *kernel, uint64_t delta,
+		     const struct crc32c_table *crc)
 {
 	uint64_t size = hdr->out_size - hdr->relocs_size;
 	const uint8_t *table = kernel + size;
-	uint64_t delta = hdr->bits == 32 ? (uintptr_t)kernel - hdr->out_addr : 0;
 
 	if (!hdr->relocs_size)
 		return;
@@ -127,7 +127,7 @@ static void check_range(const struct boot_params *bp, const char *what, struct m
 
 /* The one line CI and people read.  cycles= is the decompression alone;
  * the phases follow, total= from the first instruction we know of. */
-static void report(const struct bzpack_header *hdr, const struct boot_params *bp, uint64_t kernel,
+static void report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
 		   uint64_t move, uint64_t verify, uint64_t decompress, uint64_t total)
 {
 	serial_puts("bzpack: codec=");
@@ -152,9 +152,20 @@ static void report(const struct bzpack_header *hdr, const struct boot_params *bp
 	serial_put_u64(bp->scratch);
 	serial_puts(" kernel=");        /* where it runs; "fixed" without a relocation table */
 	if (hdr->relocs_size)
-		serial_put_hex(kernel);
+		serial_put_hex(where->phys);
 	else
 		serial_puts("fixed");
+	serial_puts(" kaslr=");         /* the physical and (the kernel's own) virtual address */
+	if (where->off) {
+		serial_puts("off(");
+		serial_puts(where->off);
+		serial_puts(")");
+	} else {
+		serial_puts("phys:");
+		serial_put_hex(where->phys);
+		serial_puts(",virt:");
+		serial_put_hex(hdr->virt_addr + (hdr->bits == 32 ? where->phys - hdr->out_addr : where->virt_delta));
+	}
 	serial_puts("\n");
 }
 
@@ -170,16 +181,15 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 
 	/* 2. The plan the packer wrote, against what the loader did.  We run
 	 * wherever the loader put us (load); the kernel goes to its own
-	 * address wherever that is. */
+	 * address, moved with us, or to a random one (kaslr.c). */
 	uint64_t load = (uintptr_t)startup_32;
 	uint64_t image_end = load + (uint64_t)bp->hdr.syssize * 16;
-	uint64_t kernel = kernel_address(hdr, load);
 	uint64_t kernel_size = hdr->out_size - hdr->relocs_size;
-	uint64_t kernel_end = kernel + kernel_size + hdr->zero_size;
+	/* The table is decompressed after the kernel's bytes, into its bss. */
+	uint64_t kernel_mem = hdr->out_size > kernel_size + hdr->zero_size ? hdr->out_size
+									  : kernel_size + hdr->zero_size;
 	struct mem_range stub = { load, (uintptr_t)payload };
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
-	/* The table is decompressed after the kernel's bytes, into its bss. */
-	struct mem_range out = { kernel, kernel + hdr->out_size > kernel_end ? kernel + hdr->out_size : kernel_end };
 	/* Our scratch: the heads' page tables and stack, then the decoder's
 	 * workspace; the two are planned, checked and avoided as one. */
 	struct mem_range scratch = { load + hdr->scratch_offset,
@@ -188,18 +198,24 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
 	struct mem_range image = { load, src.end }, moved = { 0, 0 };
-	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
-		fail("kernel would overwrite low memory or this stub", "");
-	if ((uintptr_t)(out.end - 1) != out.end - 1)   /* a 32-bit stub moving its kernel past 4 GiB */
-		fail("kernel would run above the addresses this stub reaches", "");
 	if (hdr->entry < hdr->out_addr || hdr->entry - hdr->out_addr >= kernel_size)
 		fail("kernel entry point lies outside the kernel", "");
-	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
-		fail("scratch memory overlaps the image or the kernel", "");
 	const char *why = memory_check_setup_data(bp);
 	if (why)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
+
+	const struct mem_range ours[] = { image, scratch };
+	struct kaslr where;
+	kaslr_choose(bp, hdr, kernel_address(hdr, load), kernel_mem, ours, 2, &where);
+	uint64_t kernel = where.phys;
+	struct mem_range out = { kernel, kernel + kernel_mem };
+	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
+		fail("kernel would overwrite low memory or this stub", "");
+	if ((uintptr_t)(out.end - 1) != out.end - 1)   /* a 32-bit stub moving its kernel past 4 GiB */
+		fail("kernel would run above the addresses this stub reaches", "");
+	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
+		fail("scratch memory overlaps the image or the kernel", "");
 
 	/* 3. The payload must not be overwritten before it has been read:
 	 * if the kernel overlaps it, it moves to the room the packer reserved
@@ -207,7 +223,7 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	 * the loader put something there, further up. */
 	if (ranges_overlap(src, out)) {
 		const struct mem_range avoid[] = { image, out, scratch };
-		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, avoid, 3);
+		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, MOVE_ALIGN, avoid, 3);
 		if (!to)
 			check_range(bp, "payload move", (struct mem_range){ scratch.end, scratch.end + hdr->payload_size });
 		moved = (struct mem_range){ to, to + hdr->payload_size };
@@ -234,10 +250,14 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	uint64_t t3 = read_tsc();
 	if (status != DECODE_OK)
 		fail("decompression failed: ", decode_status_name(status));
-	relocate(hdr, (uint8_t *)(uintptr_t)kernel, &crc);
+	/* i386 kernels move by the physical distance; x86_64 kernels find
+	 * their physical address themselves, and their table moves their
+	 * virtual addresses. */
+	relocate(hdr, (uint8_t *)(uintptr_t)kernel, hdr->bits == 32 ? kernel - hdr->out_addr : where.virt_delta,
+		 &crc);
 	memset((uint8_t *)(uintptr_t)(kernel + kernel_size), 0, hdr->zero_size);
 
 	/* 7. */
-	report(hdr, bp, kernel, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
+	report(hdr, bp, &where, t1 - t0, t2 - t1, t3 - t2, read_tsc() - t_start);
 	return (uintptr_t)(kernel + (hdr->entry - hdr->out_addr));
 }
