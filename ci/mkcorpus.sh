@@ -384,6 +384,7 @@ bad "bzpack image, setup_header.pref_address changed: --extract" "$f" \
 # bytes before it, then 4 zero bytes.
 f=$C/ours-format-1; cp "$ours" "$f"
 poke "$f" $((hdr + BZHDR_version)) 2 1
+poke "$f" $((hdr + BZHDR_header_size)) 4 80
 poke "$f" $((hdr + 0x48)) 4 "$(crc32c "$f" "$hdr" $((0x48)))"
 poke "$f" $((hdr + 0x4c)) 4 0
 bad "bzpack image in format 1" "$f" "bzpack header: format 1 (80 bytes), but this bzpack reads format $BZPACK_FORMAT_VERSION"

@@ -1,14 +1,14 @@
 #!/bin/bash
 # mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]
 # A tiny initramfs whose /init prints what firmware the kernel found (a
-# UEFI system table with runtime services, ACPI tables), then a marker
-# line, and powers off.  PAD_MIB adds that much incompressible data, to
-# make the initrd large (memory-tight tests).  With -k, /init then loads
-# IMAGE (with INITRD and the command line APPEND) with this machine's
-# kexec (kexec-tools, and the libraries it links, as ldd lists them) and
-# boots it with `kexec -e` instead of powering off: a second kernel started
-# the way kexec-tools starts it.  The first kernel must be amd64, like this
-# machine's kexec.
+# UEFI system table with runtime services, ACPI tables) and the kernel's
+# _text line of /proc/kallsyms, then a marker line, and powers off.
+# PAD_MIB adds that much incompressible data, to make the initrd large
+# (memory-tight tests).  With -k, /init then loads IMAGE (with INITRD and
+# the command line APPEND) with this machine's kexec (kexec-tools, and the
+# libraries it links, as ldd lists them) and boots it with `kexec -e`
+# instead of powering off: a second kernel started the way kexec-tools
+# starts it.  The first kernel must be amd64, like this machine's kexec.
 set -euo pipefail
 kimage="" kinitrd="" kappend=""
 while getopts "k:i:a:" opt; do
@@ -35,6 +35,9 @@ yes_no() { if "$@"; then echo yes; else echo no; fi; }
 echo "bzpack-initramfs: firmware efi=$(yes_no test -d /sys/firmware/efi)" \
 	"efi_runtime=$(yes_no test -d /sys/firmware/efi/efivars)" \
 	"acpi=$(yes_no test -e /sys/firmware/acpi/tables/DSDT)"
+# Where the kernel's text is, for the KASLR tests (before the marker, at
+# which the tests stop QEMU).
+echo "bzpack-initramfs: $(/bin/busybox grep -m1 ' _text$' /proc/kallsyms)"
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
 [ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f

@@ -110,7 +110,7 @@ done
 log=$T/too-little-ram.log
 name="kernel range beyond RAM (-m 18M) stops with bzpack: error"
 if boot "$name" 100 "$T/testkern64-lz4.img" "$log" -d -m 18M -t 30; then
-	check "$name" grep -q "^bzpack: error: not enough memory: no E820 RAM holds" "$log"
+	check "$name" grep -q "^bzpack: error: not enough memory: E820 RAM does not cover" "$log"
 fi
 
 # setup_data must survive: QEMU puts a -dtb file right after the loaded

@@ -38,7 +38,7 @@ if kx_ready "$name"; then
 			"$DEB/amd64/busybox" "$initrd" 2>&1); then
 		fail "$name" "$out"
 	elif boot "$name" 33 "$DEB/amd64/vmlinuz" "$log" -m 1G -t 240 -i "$initrd" -a "$KX_FIRST_CMDLINE"; then
-		if ! grep -q "^bzpack: codec=lz4 .* bits=64 entry=$KX_ENTRY$" "$log"; then
+		if ! grep -q "^bzpack: codec=lz4 .* bits=64 entry=$KX_ENTRY " "$log"; then
 			fail "$name" "no report line with entry=$KX_ENTRY"
 		else
 			check "$name" grep -q "^testkern: OK bits=64$" "$log"

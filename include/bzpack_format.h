@@ -30,6 +30,7 @@
 #define SECTOR_SIZE             512
 
 #define LOADFLAG_LOADED_HIGH    0x01    /* protected-mode part loaded at 0x100000 */
+#define LOADFLAG_KASLR          0x02    /* KASLR_FLAG: the kernel was put at a random address */
 #define LOADFLAG_CAN_USE_HEAP   0x80
 
 /* xloadflags (protocol 2.12) */
@@ -297,18 +298,27 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *                     payload                (payload_size bytes)
  *   image end         = load address + syssize * 16
  *
- * The payload decompresses to [out_addr, out_addr + out_size), followed by
- * zero_size bytes the stub clears (the kernel's bss).  The stub's scratch
- * (page tables, then the stack) lies at load address + scratch_offset,
- * above both the image and, loaded at BZPACK_LOAD_ADDR, the kernel's
- * memory.  The decoder's workspace (workspace_size bytes, a multiple of
- * 4 KiB) follows it.  When the payload itself overlaps the kernel's memory
- * it is first moved above the workspace.  init_size in the setup header
- * covers all of it, counted from the load address.
+ * The payload decompresses to out_size bytes at the kernel's address,
+ * followed by zero_size bytes the stub clears (the kernel's bss).  When
+ * relocs_size is not 0, the last relocs_size of those bytes are the
+ * kernel's relocation table (Linux's vmlinux.relocs format, see
+ * bzpack_relocs.h), read before the bss is cleared, and the kernel moves
+ * with the image: it runs at load address + (out_addr - BZPACK_LOAD_ADDR)
+ * aligned up to out_align, so out_addr only where the image is at
+ * BZPACK_LOAD_ADDR (or, randomised, at a slot stub/kaslr.c picks).
+ * Without a table, out_align is 0 and the kernel runs
+ * at out_addr wherever the image is.  The stub's scratch (page tables,
+ * then the stack) lies at load address + scratch_offset, above both the
+ * image and the kernel's memory (its alignment slack included).  The
+ * decoder's workspace (workspace_size bytes, a multiple of 4 KiB) follows
+ * it.  When the payload itself overlaps the kernel's memory it is first
+ * moved above the workspace.  init_size in the setup header covers all of
+ * it, counted from the load address.
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   3       /* 2: header_crc covers the whole header, setup_crc added;
-					   3: scratch_offset from the load address (was an address) */
+#define BZPACK_FORMAT_VERSION   4       /* 2: header_crc covers the whole header, setup_crc added;
+					   3: scratch_offset from the load address (was an address);
+					   4: the relocation table: relocs_*, virt_addr, out_align */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -337,8 +347,9 @@ struct bzpack_header {
 	uint32_t header_size;           /* 0x08: sizeof(struct bzpack_header) */
 	uint32_t payload_size;          /* 0x0c: compressed bytes after this header */
 	uint32_t payload_crc;           /* 0x10: CRC32C of those bytes */
-	uint32_t out_addr;              /* 0x14: physical address of the first output byte */
-	uint32_t out_size;              /* 0x18: decompressed bytes */
+	uint32_t out_addr;              /* 0x14: physical address of the first output byte, the
+					   image at BZPACK_LOAD_ADDR (the kernel's link address) */
+	uint32_t out_size;              /* 0x18: decompressed bytes, relocs_size included */
 	uint32_t zero_size;             /* 0x1c: bytes cleared after the output */
 	uint64_t entry;                 /* 0x20: kernel entry point (physical) */
 	uint32_t scratch_offset;        /* 0x28: from the load address; BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
@@ -346,19 +357,25 @@ struct bzpack_header {
 	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
-	uint32_t setup_crc;             /* 0x48: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x4c: CRC32C of bytes 0x00..0x4b: every byte above */
+	uint32_t relocs_size;           /* 0x48: the relocation table at the end of the output; 0: none */
+	uint32_t relocs_crc;            /* 0x4c: CRC32C of the decompressed table */
+	uint64_t virt_addr;             /* 0x50: the kernel's virtual address of out_addr, which
+					   the table's entries are relative to */
+	uint32_t out_align;             /* 0x58: with a table, where the kernel runs is aligned to
+					   this (a power of two, >= 4 KiB); 0 without one */
+	uint32_t setup_crc;             /* 0x5c: setup_header_crc() of the setup_header as packed */
+	uint32_t header_crc;            /* 0x60: CRC32C of bytes 0x00..0x5f: every byte above */
 } __attribute__((packed));
 
-/* 0x50 bytes keep the payload 16-byte aligned; header_crc comes last so
- * that it covers every other byte of the header, and the header has no
- * byte that no check covers. */
-#define BZPACK_HEADER_SIZE      0x50
+/* header_crc comes last so that it covers every other byte of the
+ * header, and the header has no byte that no check covers.  (The payload
+ * right after it needs no alignment: the decoders read bytes.) */
+#define BZPACK_HEADER_SIZE      0x64
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
-_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x48, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x4c, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x5c, "setup_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x60, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

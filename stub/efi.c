@@ -589,7 +589,8 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 					   &workspace) : EFI_SUCCESS;
 	if (s != EFI_SUCCESS)
 		return efi_fail(&eb, s, "EFI: no memory for the decoder's workspace", "");
-	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)staged, (void *)(uintptr_t)workspace,
+	/* The kernel runs where it was linked: no move, no KASLR here. */
+	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)staged, 0, (void *)(uintptr_t)workspace,
 			  &t, &detail);
 	if (why)
 		return efi_fail(&eb, EFI_CRC_ERROR, why, detail);
@@ -608,6 +609,7 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 	memmove((void *)(uintptr_t)hdr->out_addr, (const void *)(uintptr_t)staged, span);
 	t.move = read_tsc() - t0;
 	bp->scratch = BZPACK_ENTRY_EFI;
-	stub_report(hdr, bp, &t);
+	const struct kaslr where = { hdr->out_addr, 0, "efi" };
+	stub_report(hdr, bp, &where, &t);
 	efi_enter_kernel(hdr->entry, bp);
 }

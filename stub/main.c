@@ -7,19 +7,24 @@
  *      them into boot_params, against the CRC32C the header carries;
  *   2. check the memory plan against what the loader told us: the kernel's
  *      range and our scratch must be RAM and must not hold boot_params, the
- *      command line, the initrd or setup_data;
+ *      command line, the initrd or setup_data; a kernel with a relocation
+ *      table goes to a random slot that passes the same checks (kaslr.c);
  *   3. move the compressed payload out of the kernel's way if they overlap;
  *   4. verify the payload's CRC32C;
- *   5. decompress straight to the kernel's load address, exactly out_size,
- *      the decoder's tables and state in the workspace the packer reserved
- *      right after our scratch;
- *   6. clear the kernel's bss;
+ *   5. decompress straight to where the kernel runs, exactly out_size, the
+ *      decoder's tables and state in the workspace the packer reserved
+ *      right after our scratch: the kernel's link address or, when it has
+ *      a relocation table, its random slot, or with nokaslr as far from
+ *      our load address as the packer planned it from BZPACK_LOAD_ADDR;
+ *   6. check the relocation table (CRC32C, then every entry) and only
+ *      then apply it; clear the kernel's bss;
  *   7. print the report line and hand the entry point back to the head,
  *      which jumps as the boot protocol says.
  *
  * Any failure prints "bzpack: error: <reason>" and halts: we never jump
  * into a kernel we could not fully decompress and verify.
  */
+#include "bzpack_relocs.h"
 #include "crc32c.h"
 #include "mem.h"
 #include "stub.h"
@@ -67,8 +72,46 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 	if (hdr->workspace_size < stub_codec.workspace_size ||
 	    hdr->workspace_size % BZPACK_WORKSPACE_ALIGN)
 		return "decoder workspace in the header is too small or misaligned";
-	if (hdr->entry < hdr->out_addr || hdr->entry >= (uint64_t)hdr->out_addr + hdr->out_size)
+	if (hdr->relocs_size > hdr->out_size ||
+	    (hdr->relocs_size && (hdr->out_align < BZPACK_LOAD_ALIGN || (hdr->out_align & (hdr->out_align - 1)))))
+		return "relocation table size or kernel alignment in the header is bad";
+	if (hdr->entry < hdr->out_addr || hdr->entry - hdr->out_addr >= hdr->out_size - hdr->relocs_size)
 		return "kernel entry point lies outside the kernel";
+	return 0;
+}
+
+/* Where the kernel runs: its link address, or, relocatable, the same
+ * distance from our load address as from BZPACK_LOAD_ADDR, aligned up as
+ * the kernel needs (Linux's decompressor likewise aligns its load
+ * address up and runs the kernel there). */
+static uint64_t kernel_address(const struct bzpack_header *hdr, uint64_t load)
+{
+	if (!hdr->relocs_size)
+		return hdr->out_addr;
+	uint64_t a = load + (hdr->out_addr - BZPACK_LOAD_ADDR);
+	return (a + hdr->out_align - 1) & ~(uint64_t)(hdr->out_align - 1);
+}
+
+/* The table at the end of the output: its CRC, then every entry, and
+ * only then the writes (none when delta is 0: an x86_64 kernel without a
+ * virtual offset, or a kernel where it was linked).  Returns why not. */
+static const char *relocate(const struct bzpack_header *hdr, uint8_t *kernel, uint64_t delta,
+			    const struct crc32c_table *crc, const char **detail)
+{
+	uint64_t size = hdr->out_size - hdr->relocs_size;
+	const uint8_t *table = kernel + size;
+
+	if (!hdr->relocs_size)
+		return 0;
+	if (crc32c_update(crc, 0, table, hdr->relocs_size) != hdr->relocs_crc)
+		return "relocation table checksum mismatch (CRC32C)";
+	enum relocs_status s = relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 0);
+	if (s != RELOCS_OK) {
+		*detail = relocs_status_name(s);
+		return "relocation table: ";
+	}
+	if (delta)
+		relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 1);
 	return 0;
 }
 
@@ -103,7 +146,8 @@ static const char *entry_name(uint32_t entry)
 	return "unknown";
 }
 
-void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct stub_times *t)
+void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
+		 const struct stub_times *t)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -125,12 +169,28 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	serial_put_u64(hdr->bits);
 	serial_puts(" entry=");         /* 16, 32, 64 or efi: which entry the loader took */
 	serial_puts(entry_name(bp->scratch));
+	serial_puts(" kernel=");        /* where it runs; "fixed" without a relocation table */
+	if (hdr->relocs_size)
+		serial_put_hex(where->phys);
+	else
+		serial_puts("fixed");
+	serial_puts(" kaslr=");         /* the physical and (the kernel's own) virtual address */
+	if (where->off) {
+		serial_puts("off(");
+		serial_puts(where->off);
+		serial_puts(")");
+	} else {
+		serial_puts("phys:");
+		serial_put_hex(where->phys);
+		serial_puts(",virt:");
+		serial_put_hex(hdr->virt_addr + (hdr->bits == 32 ? where->phys - hdr->out_addr : where->virt_delta));
+	}
 	serial_puts("\n");
 }
 
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
-			const uint8_t *payload, uint8_t *out, void *workspace, struct stub_times *t,
-			const char **detail)
+			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
+			struct stub_times *t, const char **detail)
 {
 	uint64_t t1 = read_tsc();
 
@@ -144,7 +204,11 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 		*detail = decode_status_name(status);
 		return "decompression failed: ";
 	}
-	memset(out + hdr->out_size, 0, hdr->zero_size);
+	const char *why = relocate(hdr, out, delta, crc, detail);
+	if (why)
+		return why;
+	/* The bss, over the relocation table decompressed into it. */
+	memset(out + (hdr->out_size - hdr->relocs_size), 0, hdr->zero_size);
 	t->verify = t2 - t1;
 	t->decompress = t3 - t2;
 	return 0;
@@ -164,12 +228,15 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 
 	/* 2. The plan the packer wrote, against what the loader did.  We run
 	 * wherever the loader put us (load); the kernel goes to its own
-	 * address wherever that is. */
+	 * address, moved with us, or to a random one (kaslr.c). */
 	uint64_t load = (uintptr_t)startup_32;
 	uint64_t image_end = load + (uint64_t)bp->hdr.syssize * 16;
+	uint64_t kernel_size = hdr->out_size - hdr->relocs_size;
+	/* The table is decompressed after the kernel's bytes, into its bss. */
+	uint64_t kernel_mem = hdr->out_size > kernel_size + hdr->zero_size ? hdr->out_size
+									  : kernel_size + hdr->zero_size;
 	struct mem_range stub = { load, (uintptr_t)payload };
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
-	struct mem_range out = { hdr->out_addr, (uint64_t)hdr->out_addr + hdr->out_size + hdr->zero_size };
 	/* Our scratch: the heads' page tables and stack, then the decoder's
 	 * workspace; the two are planned, checked and avoided as one. */
 	struct mem_range scratch = { load + hdr->scratch_offset,
@@ -178,14 +245,22 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
 	struct mem_range image = { load, src.end }, moved = { 0, 0 };
-	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
-		fail("kernel would overwrite low memory or this stub", "");
-	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
-		fail("scratch memory overlaps the image or the kernel", "");
 	why = memory_check_setup_data(bp);
 	if (why)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
+
+	const struct mem_range ours[] = { image, scratch };
+	struct kaslr where;
+	kaslr_choose(bp, hdr, kernel_address(hdr, load), kernel_mem, ours, 2, &where);
+	uint64_t kernel = where.phys;
+	struct mem_range out = { kernel, kernel + kernel_mem };
+	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
+		fail("kernel would overwrite low memory or this stub", "");
+	if ((uintptr_t)(out.end - 1) != out.end - 1)   /* a 32-bit stub moving its kernel past 4 GiB */
+		fail("kernel would run above the addresses this stub reaches", "");
+	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
+		fail("scratch memory overlaps the image or the kernel", "");
 
 	/* 3. The payload must not be overwritten before it has been read:
 	 * if the kernel overlaps it, it moves to the room the packer reserved
@@ -193,7 +268,7 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	 * the loader put something there, further up. */
 	if (ranges_overlap(src, out)) {
 		const struct mem_range avoid[] = { image, out, scratch };
-		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, avoid, 3);
+		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, MOVE_ALIGN, avoid, 3);
 		if (!to)
 			check_range(bp, "payload move", (struct mem_range){ scratch.end, scratch.end + hdr->payload_size });
 		moved = (struct mem_range){ to, to + hdr->payload_size };
@@ -213,12 +288,16 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	t.move = read_tsc() - t0;
 
 	/* 4, 5, 6. */
+	/* i386 kernels move by the physical distance; x86_64 kernels find
+	 * their physical address themselves, and their table moves their
+	 * virtual addresses. */
 	const char *detail;
-	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)hdr->out_addr, workspace, &t, &detail);
+	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)kernel,
+			  hdr->bits == 32 ? kernel - hdr->out_addr : where.virt_delta, workspace, &t, &detail);
 	if (why)
 		fail(why, detail);
 
 	/* 7. */
-	stub_report(hdr, bp, &t);
-	return (uintptr_t)hdr->entry;
+	stub_report(hdr, bp, &where, &t);
+	return (uintptr_t)(kernel + (hdr->entry - hdr->out_addr));
 }

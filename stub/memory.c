@@ -7,7 +7,6 @@
 
 #define SETUP_DATA_MAX_NODES 64 /* a loop guard: real lists hold a handful */
 #define ADDR_LIMIT (1ull << 32) /* the stub reads loader data only below 4 GiB */
-#define MOVE_ALIGN 4096
 
 extern const uint8_t startup_32[];      /* the heads: the load address */
 extern const uint8_t _stub_end[];       /* our header */
@@ -58,6 +57,14 @@ static uint64_t cmdline_length(const struct boot_params *bp)
 	while (s[n] && n < bp->hdr.cmdline_size)
 		n++;
 	return n + 1;
+}
+
+const char *memory_cmdline(const struct boot_params *bp, uint64_t *len)
+{
+	uint64_t n = cmdline_length(bp);
+
+	*len = n ? n - 1 : 0;
+	return n ? (const char *)(uintptr_t)cmdline_addr(bp) : "";
 }
 
 /* What the loader handed over that the kernel still needs.  Returns the
@@ -115,7 +122,7 @@ const char *memory_check_writable(const struct boot_params *bp, struct mem_range
 	return unwritable(bp, r, regions, what, n);
 }
 
-uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
+uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size, uint64_t align,
 			  const struct mem_range *avoid, int n_avoid)
 {
 	struct mem_range regions[LOADER_REGIONS_MAX];
@@ -126,7 +133,7 @@ uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t 
 	/* The lowest fit starts at `from` or right after something in the way. */
 	for (int i = -1; i < n + n_avoid; i++) {
 		uint64_t c = i < 0 ? from : i < n ? regions[i].end : avoid[i - n].end;
-		c = (c + MOVE_ALIGN - 1) & ~(uint64_t)(MOVE_ALIGN - 1);
+		c = (c + align - 1) & ~(align - 1);
 		if (c < from || (best && c >= best))
 			continue;
 		struct mem_range r = { c, c + size };
@@ -174,7 +181,7 @@ const char *memory_rescue_setup_data(struct boot_params *bp, const struct mem_ra
 		for (int j = 0; j < n; j++)
 			in_the_way |= ranges_overlap(extent, in_use[j]);
 		if (in_the_way) {
-			uint64_t to = memory_find_free(bp, BZPACK_LOAD_ADDR, size, in_use, n);
+			uint64_t to = memory_find_free(bp, BZPACK_LOAD_ADDR, size, MOVE_ALIGN, in_use, n);
 			if (!to)
 				return "setup_data lies where the kernel goes, and there is no room to move it";
 			sd = memmove((void *)(uintptr_t)to, sd, (size_t)size);

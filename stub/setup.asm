@@ -170,35 +170,50 @@ check_stub:
 
 ; check_memory: the stub puts its stack and page tables high in
 ; [BZPACK_LOAD_ADDR, + init_size) before any C runs, so that range must be
-; RAM: one E820 RAM entry must hold it all.  (A 32-bit loader such as GRUB
-; allocates init_size itself.)  Clobbers eax, ebx, cx, edx, di, si.
+; RAM.  The rule is the stub's (memory.c is_ram): E820 RAM entries cover
+; it, adjacent or overlapping ones together (firmware may split RAM into
+; several entries).  Each pass over the map extends what is known to be
+; RAM from the load address; a pass that extends nothing leaves a hole.
+; (A 32-bit loader such as GRUB allocates init_size itself.)  Clobbers
+; eax, ebx, ecx, edx, ebp, di, si.
 check_memory:
         mov     si, msg_no_memory           ;
         mov     ebx, [SETUP_HDR_init_size]  ;
         add     ebx, BZPACK_LOAD_ADDR       ; ebx = end of what we need
         jc      real_mode_error             ; past 4 GiB: never RAM we can use
-        movzx   cx, byte [SETUP_BOOT_PARAMS + BP_e820_entries]
+        mov     ebp, BZPACK_LOAD_ADDR       ; ebp = RAM known up to here
+.pass:
+        cmp     ebp, ebx                    ; all of it known?
+        jae     .ok                         ;
+        mov     cl, [SETUP_BOOT_PARAMS + BP_e820_entries] ; entries left
+        mov     ch, 0                       ; ch = this pass extended ebp
         mov     di, SETUP_BOOT_PARAMS + BP_e820_table
 .entry:
-        test    cx, cx                      ; no entry left: no such RAM
-        jz      real_mode_error             ;
+        test    cl, cl                      ; end of the map
+        jz      .pass_done                  ;
         cmp     dword [di + 16], E820_TYPE_RAM ; type
         jne     .next                       ;
         cmp     dword [di + 4], 0           ; base above 4 GiB
         jne     .next                       ;
-        cmp     dword [di], BZPACK_LOAD_ADDR ; base above our load address
-        ja      .next                       ;
+        cmp     [di], ebp                   ; base above what is known:
+        ja      .next                       ; not (yet) connected
         mov     eax, [di]                   ; end = base + length, 64-bit:
         mov     edx, [di + 12]              ;
         add     eax, [di + 8]               ;
         adc     edx, 0                      ;
-        jnz     .ok                         ; reaches past 4 GiB: holds it
-        cmp     eax, ebx                    ;
-        jae     .ok                         ;
+        jnz     .ok                         ; reaches past 4 GiB: covers the rest
+        cmp     eax, ebp                    ; ends inside what is known
+        jbe     .next                       ;
+        mov     ebp, eax                    ; known further
+        mov     ch, 1                       ;
 .next:
         add     di, E820_ENTRY_SIZE         ;
-        dec     cx                          ;
+        dec     cl                          ;
         jmp     .entry                      ;
+.pass_done:
+        test    ch, ch                      ; nothing extended: a hole
+        jz      real_mode_error             ;
+        jmp     .pass                       ;
 .ok:
         ret
 
@@ -249,7 +264,7 @@ msg_a20:
 msg_bad_setup_header:
         db      "setup_header damaged (boot_flag or HdrS)", 10, 0
 msg_no_memory:
-        db      "not enough memory: no E820 RAM holds 0x100000 + init_size", 10, 0
+        db      "not enough memory: E820 RAM does not cover 0x100000 + init_size", 10, 0
 msg_code32_start:
         db      "code32_start is not 0x100000 (damaged header, or a loader hook bzpack does not take)", 10, 0
 msg_no_stub:

@@ -32,14 +32,17 @@ struct stub_times {
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
 			      const struct crc32c_table *crc);
-/* Verify the payload's CRC32C, decompress it to out (out_addr, or where
- * the EFI entry stages it), clear the bss after it; fills t->verify and
- * t->decompress. */
+/* Verify the payload's CRC32C, decompress it to out (where the kernel
+ * runs, or where the EFI entry stages it), check its relocation table and
+ * apply it moved by delta (nothing when 0), clear the bss after it; fills
+ * t->verify and t->decompress. */
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
-			const uint8_t *payload, uint8_t *out, void *workspace, struct stub_times *t,
-			const char **detail);
-/* "bzpack: codec=... cycles=..." on COM1. */
-void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct stub_times *t);
+			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
+			struct stub_times *t, const char **detail);
+struct kaslr;
+/* "bzpack: codec=... cycles=..." on COM1; where: where the kernel went. */
+void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
+		 const struct stub_times *t);
 
 /* Prints "bzpack: error: <reason><detail>" on COM1 and halts. */
 __attribute__((noreturn)) void fail(const char *reason, const char *detail);
@@ -55,9 +58,24 @@ struct mem_range {
 	uint64_t start, end;    /* [start, end) */
 };
 const char *memory_check_writable(const struct boot_params *bp, struct mem_range r);
-/* Lowest address >= from with size writable bytes clear of avoid[]; 0 if none. */
-uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size,
+/* Lowest address >= from, a multiple of align (a power of two), with size
+ * writable bytes clear of avoid[]; 0 if none.  Tried: from, and the end of
+ * each loader region and of each avoid[] range. */
+#define MOVE_ALIGN 4096
+uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t size, uint64_t align,
 			  const struct mem_range *avoid, int n_avoid);
+/* The loader's command line and its length (up to cmdline_size, its NUL
+ * not counted); length 0 if there is none or it is out of reach. */
+const char *memory_cmdline(const struct boot_params *bp, uint64_t *len);
+
+/* kaslr.c: where a kernel with a relocation table runs, randomised. */
+struct kaslr {
+	uint64_t phys;          /* where the kernel runs */
+	uint64_t virt_delta;    /* x86_64: added to its virtual addresses; 0 on i386 */
+	const char *off;        /* NULL when randomised, else why not */
+};
+void kaslr_choose(struct boot_params *bp, const struct bzpack_header *hdr, uint64_t planned,
+		  uint64_t size, const struct mem_range *avoid, int n_avoid, struct kaslr *k);
 /* The loader's setup_data list lies in RAM; returns why not, or NULL. */
 const char *memory_check_setup_data(const struct boot_params *bp);
 /* Copies setup_data nodes that overlap in_use[] to free memory and

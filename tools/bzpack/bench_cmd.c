@@ -362,7 +362,10 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	if (!have_qemu)
 		goto done;
 
-	struct boot_target t = { path, NULL, k->bits, 0, k->entry };
+	/* nokaslr: a kernel with a relocation table would otherwise run at a
+	 * random address (stub/kaslr.c), not at the entry the breakpoint
+	 * waits at. */
+	struct boot_target t = { path, "nokaslr", k->bits, 0, k->entry };
 	snprintf(path, sizeof(path), "%s/%s.img", b->env.dir, c->name);
 	if (write_file_atomic(path, image.data, image.size, err) < 0 || image_entry(&image, &t.entry, err) < 0) {
 		r = -1;

@@ -21,10 +21,12 @@
 #include "crc32c.h"
 #include "decode.h"
 #include "linux_codecs.h"
+#include "relocs.h"
 
 #define PROTOCOL_RELOCATABLE  0x0205  /* kernel_alignment, relocatable_kernel */
 #define PROTOCOL_PAYLOAD      0x0208  /* payload_offset, payload_length */
-#define PROTOCOL_PREF_ADDRESS 0x020a  /* pref_address, init_size */
+#define PROTOCOL_PREF_ADDRESS 0x020a  /* pref_address, init_size, min_alignment */
+#define PROTOCOL_MIN_ALIGNMENT PROTOCOL_PREF_ADDRESS
 #define PROTOCOL_XLOADFLAGS   0x020c
 
 #define SIZE_TRAILER          4              /* Linux: le32 decompressed size */
@@ -74,6 +76,7 @@ static int read_setup_header(const struct buffer *f, struct bzimage_info *info, 
 	info->prot_size = f->size - info->setup_size;
 	info->relocatable = h.relocatable_kernel;
 	info->kernel_alignment = h.kernel_alignment;
+	info->min_alignment = h.version >= PROTOCOL_MIN_ALIGNMENT ? h.min_alignment : 0;
 	if (h.version >= PROTOCOL_XLOADFLAGS)
 		info->xloadflags = h.xloadflags;
 	if (h.version >= PROTOCOL_PREF_ADDRESS) {
@@ -138,7 +141,11 @@ static int read_ours(const struct buffer *f, const uint8_t *raw, const uint8_t *
 				 h->payload_size, info->payload_length);
 	if (h->out_size > MAX_BZPACK_OUT)
 		return fail_with(err, "bzpack header: absurd kernel size %u", h->out_size);
-	if (h->entry < h->out_addr || h->entry >= (uint64_t)h->out_addr + h->out_size)
+	if (h->relocs_size > h->out_size ||
+	    (h->relocs_size && (h->out_align < BZPACK_LOAD_ALIGN || (h->out_align & (h->out_align - 1)))))
+		return fail_with(err, "bzpack header: relocation table of %u bytes, kernel alignment 0x%x",
+				 h->relocs_size, h->out_align);
+	if (h->entry < h->out_addr || h->entry >= (uint64_t)h->out_addr + h->out_size - h->relocs_size)
 		return fail_with(err, "bzpack header: entry 0x%llx outside the kernel at 0x%x-0x%llx",
 				 (unsigned long long)h->entry, h->out_addr,
 				 (unsigned long long)h->out_addr + h->out_size);
@@ -270,7 +277,12 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 			return fail_with(err, "bzImage payload: the decompressed %s data is not an ELF vmlinux",
 					 info->codec);
 		}
+		/* A relocatable Linux carries its relocation table after the
+		 * ELF (arch/x86/boot/compressed/Makefile: vmlinux.bin.all);
+		 * the kernel runs aligned to min_alignment at least. */
 		int r = kernel_from_elf(&out, want_bits, k, &e);
+		if (r == 0 && info->relocatable)
+			r = relocs_from_payload(k, &out, (uint64_t)1 << info->min_alignment, &e);
 		free(out.data);
 		if (r < 0)
 			return fail_with(err, "vmlinux in the bzImage: %s", e.msg);
@@ -290,6 +302,9 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 	k->entry = h->entry;
 	k->addr = h->out_addr;
 	k->blob = out;
+	k->relocs_size = h->relocs_size;
+	k->virt_addr = h->virt_addr;
+	k->align = h->out_align;
 	k->zero_size = h->zero_size;
 	k->segments = 1;        /* the segments were merged into one span when packed */
 	our_kernel_version(info->kernel_version, k->version, sizeof(k->version));
@@ -340,11 +355,21 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 		const struct bzpack_header *h = &i->header;
 		fprintf(o, ROW "0x%llx (%u-bit, from the bzpack header)\n", "entry:",
 			(unsigned long long)h->entry, h->bits);
-		/* The image (stub) is relocatable; the kernel it carries is not
-		 * moved: bzpack keeps no relocation table yet. */
-		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed), fixed: runs at its link address\n",
-			"kernel:", h->out_addr, (unsigned long long)h->out_addr + h->out_size + h->zero_size,
-			h->out_size, h->zero_size);
+		/* The image (stub) is relocatable; the kernel it carries moves
+		 * with it only when the image has its relocation table. */
+		uint32_t size = h->out_size - h->relocs_size;
+		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed), ", "kernel:", h->out_addr,
+			(unsigned long long)h->out_addr + size + h->zero_size, size, h->zero_size);
+		if (h->relocs_size)
+			fprintf(o, "moves with the image (aligned to 0x%x)\n", h->out_align);
+		else
+			fprintf(o, "fixed: runs at its link address\n");
+		fprintf(o, ROW, "relocations:");
+		if (h->relocs_size)
+			fprintf(o, "%u bytes, CRC32C 0x%08x, virtual address 0x%llx\n", h->relocs_size,
+				h->relocs_crc, (unsigned long long)h->virt_addr);
+		else
+			fprintf(o, "none: the kernel cannot move\n");
 		fprintf(o, ROW "%llu bytes (setup %llu + stub %llu + header %d)\n", "overhead:",
 			(unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE),
 			(unsigned long long)i->setup_size, (unsigned long long)i->stub_size, BZPACK_HEADER_SIZE);

@@ -27,6 +27,7 @@ struct bzimage_info {
 	uint64_t pref_address;          /* 0 before protocol 2.10 */
 	int relocatable;                /* relocatable_kernel (2.05+) */
 	uint32_t kernel_alignment;      /* 2.05+ */
+	uint8_t min_alignment;          /* 2.10+, log2 */
 	uint32_t init_size;             /* 0 before protocol 2.10 */
 	uint32_t payload_offset;        /* from the start of the protected-mode part */
 	uint32_t payload_length;

@@ -1,6 +1,6 @@
 /* bzpack.c - the packer's command line.
  *
- *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [-v] INPUT
+ *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] INPUT
  *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [-o OUT] [-b BITS] [-v] INPUT
  *   bzpack --info INPUT
  *   bzpack --extract -o OUT INPUT
@@ -26,6 +26,7 @@
 #include "kernel.h"
 #include "payload_cache.h"
 #include "pe.h"
+#include "relocs.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -57,6 +58,10 @@ static void usage(FILE *out)
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
+		"      --relocs=FILE   an ELF INPUT's relocation table (the build's\n"
+		"                      arch/x86/boot/compressed/vmlinux.relocs): the kernel then\n"
+		"                      moves with the image; without one it runs at its link\n"
+		"                      address (a bzImage INPUT carries its own)\n"
 		"  -v, --verbose       print the layout and sizes\n"
 		"      --pack-cache=DIR  keep compressed payloads in DIR and reuse them when\n"
 		"                      this packer, codec, level and kernel are the same\n"
@@ -97,7 +102,9 @@ static int describe(const char *input, struct error *err)
 			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
 			struct error why;
-			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0)
+			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0 &&
+			    (!info.relocatable ||
+			     relocs_from_payload(&k, &unpacked, (uint64_t)1 << info.min_alignment, &why) == 0))
 				kernel_print(stdout, "vmlinux:", 15, &k);
 			else
 				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
@@ -185,13 +192,14 @@ int main(int argc, char **argv)
 		{ "cpu-scale", required_argument, 0, 'C' },
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "cmdline", required_argument, 0, 'E' },
+		{ "relocs", required_argument, 0, 'R' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
-	const char *output = NULL, *cmdline = "";
+	const char *output = NULL, *cmdline = "", *relocs = NULL;
 	char *end;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -235,6 +243,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			autos.cache_dir = optarg;
+			break;
+		case 'R':
+			relocs = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -311,7 +322,7 @@ int main(int argc, char **argv)
 	}
 
 	struct error err;
-	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 };
+	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 };
 	struct kernel k;
 	struct image_layout layout;
 	const char *culprit = input;
@@ -320,6 +331,10 @@ int main(int argc, char **argv)
 	memset(&k, 0, sizeof(k));
 	if (read_file(input, &file, &err) < 0)
 		goto out;
+	if (bzimage_detect(&file) && relocs) {
+		fail_with(&err, "--relocs is for an ELF vmlinux: a bzImage carries its own table");
+		goto out;
+	}
 	if (bzimage_detect(&file)) {
 		struct bzimage_info info;
 		if (bzimage_kernel(&file, bits, &k, &info, &err) < 0)
@@ -329,6 +344,12 @@ int main(int argc, char **argv)
 				info.codec, (unsigned long long)info.decompressed_size);
 	} else if (kernel_from_elf(&file, bits, &k, &err) < 0) {
 		goto out;
+	}
+	if (relocs) {
+		culprit = relocs;
+		if (read_file(relocs, &table, &err) < 0 || relocs_attach(&k, table.data, table.size, k.align, &err) < 0)
+			goto out;
+		culprit = input;
 	}
 
 	autos.progress = k.blob.size >= SLOW_INPUT_BYTES;
@@ -350,6 +371,7 @@ out:
 	free(file.data);
 	free(payload.data);
 	free(image.data);
+	free(table.data);
 	free(k.blob.data);
 	free(default_output);
 	return status;

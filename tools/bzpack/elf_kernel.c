@@ -14,7 +14,7 @@
 #define MAX_SEGMENTS       64
 
 struct segment {
-	uint64_t offset, paddr, filesz, memsz;
+	uint64_t offset, paddr, vaddr, filesz, memsz, align;
 };
 
 static int by_paddr(const void *a, const void *b)
@@ -24,7 +24,7 @@ static int by_paddr(const void *a, const void *b)
 }
 
 /* Read the header fields both classes share into one shape. */
-static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
+static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint64_t *file_end,
 			struct segment *segs, int *nsegs, struct error *err)
 {
 	const uint8_t *d = f->data;
@@ -34,7 +34,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 	if (d[EI_DATA] != ELFDATA2LSB)
 		return fail_with(err, "ELF file is not little-endian");
 
-	uint64_t phoff, phentsize, phnum, type, machine;
+	uint64_t phoff, phentsize, phnum, type, machine, shoff, shentsize, shnum;
 	if (d[EI_CLASS] == ELFCLASS64) {
 		Elf64_Ehdr eh;
 		if (f->size < sizeof(eh))
@@ -42,6 +42,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 		memcpy(&eh, d, sizeof(eh));
 		*bits = 64, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
 		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
+		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
 		if (machine != EM_X86_64)
 			return fail_with(err, "ELF64 file is not for x86-64 (e_machine %llu)",
 					 (unsigned long long)machine);
@@ -54,6 +55,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 		memcpy(&eh, d, sizeof(eh));
 		*bits = 32, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
 		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
+		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
 		if (machine != EM_386)
 			return fail_with(err, "ELF32 file is not for i386 (e_machine %llu)",
 					 (unsigned long long)machine);
@@ -68,6 +70,12 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 		return fail_with(err, "ELF file has no program headers");
 	if (phoff > f->size || phnum * phentsize > f->size - phoff)
 		return fail_with(err, "program headers lie beyond the end of the file");
+	/* Where the ELF file ends: Linux appends the relocation table to it
+	 * in a bzImage's payload.  The section table comes last in a vmlinux;
+	 * the segments' extents are taken in below. */
+	*file_end = phoff + phnum * phentsize;
+	if (shnum && shoff <= f->size && shnum * shentsize <= f->size - shoff && shoff + shnum * shentsize > *file_end)
+		*file_end = shoff + shnum * shentsize;
 
 	*nsegs = 0;
 	for (uint64_t i = 0; i < phnum; i++) {
@@ -78,12 +86,12 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 			Elf64_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
 			ptype = ph.p_type;
-			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_filesz, ph.p_memsz };
+			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
 		} else {
 			Elf32_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
 			ptype = ph.p_type;
-			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_filesz, ph.p_memsz };
+			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
 		}
 		/* An empty PT_LOAD loads nothing; one with file bytes but
 		 * no memory is caught as filesz > memsz below. */
@@ -92,6 +100,8 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry,
 		if (*nsegs == MAX_SEGMENTS)
 			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
 		segs[(*nsegs)++] = s;
+		if (s.offset <= f->size && s.filesz <= f->size - s.offset && s.offset + s.filesz > *file_end)
+			*file_end = s.offset + s.filesz;
 	}
 	if (*nsegs == 0)
 		return fail_with(err, "ELF file has no PT_LOAD segment");
@@ -152,7 +162,7 @@ int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, str
 	int n;
 
 	memset(k, 0, sizeof(*k));
-	if (read_headers(f, &k->bits, &k->entry, segs, &n, err) < 0)
+	if (read_headers(f, &k->bits, &k->entry, &k->file_end, segs, &n, err) < 0)
 		return -1;
 	if (want_bits && want_bits != k->bits)
 		return fail_with(err, "ELF%d file, but a %d-bit kernel was asked for", k->bits, want_bits);
@@ -182,6 +192,8 @@ int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, str
 				 (unsigned long long)k->entry);
 
 	k->addr = lo;
+	k->virt_addr = segs[0].vaddr;
+	k->align = segs[0].align;
 	k->segments = n;
 	k->zero_size = mem_hi - file_hi;
 	k->blob.size = (size_t)(file_hi - lo);
@@ -198,8 +210,13 @@ void kernel_print(FILE *out, const char *label, int width, const struct kernel *
 {
 	fprintf(out, "%-*s ELF%d, %d PT_LOAD, 0x%llx-0x%llx (%zu bytes + %llu zeroed), entry 0x%llx\n",
 		width, label, k->bits, k->segments, (unsigned long long)k->addr,
-		(unsigned long long)(k->addr + k->blob.size + k->zero_size), k->blob.size,
+		(unsigned long long)(k->addr + kernel_size(k) + k->zero_size), (size_t)kernel_size(k),
 		(unsigned long long)k->zero_size, (unsigned long long)k->entry);
+	if (k->relocs_size)
+		fprintf(out, "%-*s %llu bytes: the kernel can move (aligned to 0x%llx)\n", width, "relocations:",
+			(unsigned long long)k->relocs_size, (unsigned long long)k->align);
+	else
+		fprintf(out, "%-*s none: the kernel runs at its link address\n", width, "relocations:");
 	if (k->version[0])
 		fprintf(out, "%-*s %s\n", width, "version:", k->version);
 }

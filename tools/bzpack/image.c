@@ -5,10 +5,11 @@
  *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
  *           loaders put it; others may put it anywhere, and everything
- *           below moves with it but the kernel); the kernel at its own
- *           physical addresses; above both, the stub's scratch, then the
- *           decoder's workspace, and above that the moved payload when it
- *           overlaps the kernel.
+ *           below moves with it, the kernel too when it has a relocation
+ *           table); the kernel at its own physical addresses, plus up to
+ *           its alignment when it moves; above both, the stub's scratch,
+ *           then the decoder's workspace, and above that the moved payload
+ *           when it overlaps the kernel.
  *
  * A stub with an EFI entry (the 64-bit ones) makes the file a PE32+ EFI
  * application too: pe.c writes its headers into sector 0.  32-bit kernels
@@ -44,7 +45,13 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size, 16);
 	l->image_end = BZPACK_LOAD_ADDR + l->prot_size;
 	l->out_start = k->addr;
-	l->out_end = k->addr + k->blob.size + k->zero_size;
+	/* The table is decompressed after the kernel's bytes, into its bss;
+	 * a kernel that moves is aligned up, by less than its alignment (the
+	 * image is 4 KiB aligned). */
+	uint64_t bss_end = k->addr + kernel_size(k) + k->zero_size;
+	l->out_end = k->addr + k->blob.size > bss_end ? k->addr + k->blob.size : bss_end;
+	if (k->relocs_size)
+		l->out_end += k->align - BZPACK_LOAD_ALIGN;
 
 	uint64_t payload_start = BZPACK_LOAD_ADDR + stub->size + BZPACK_HEADER_SIZE;
 	if (l->out_start < payload_start)
@@ -70,7 +77,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
  * SETUP_LOADER_FIELDS); every other field set here is in SETUP_CRC_FIELDS,
  * which the stub checks against the loader's copy. */
 static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
-			      uint64_t version_offset, int bits)
+			      uint64_t version_offset, const struct kernel *k)
 {
 	memset(h, 0, sizeof(*h));
 	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
@@ -85,13 +92,15 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->code32_start = BZPACK_LOAD_ADDR;
 	h->initrd_addr_max = INITRD_ADDR_MAX;
 	/* The stub runs wherever a 32-bit or 64-bit loader puts it (it is
-	 * position independent; the kernel still goes to its own address). */
-	h->kernel_alignment = BZPACK_LOAD_ALIGN;
+	 * position independent), 4 KiB aligned; the kernel moves with it
+	 * when it has a relocation table, and then prefers its own
+	 * alignment (the stub aligns it up in any case). */
+	h->kernel_alignment = (uint32_t)(k->relocs_size ? k->align : BZPACK_LOAD_ALIGN);
 	h->relocatable_kernel = 1;
 	h->min_alignment = (uint8_t)__builtin_ctz(BZPACK_LOAD_ALIGN);
 	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64),
 	 * which maps the image wherever it is, above 4 GiB too. */
-	h->xloadflags = bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0;
+	h->xloadflags = k->bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0;
 	h->cmdline_size = CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
@@ -122,6 +131,10 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->payload_size = (uint32_t)payload->size;
 	h->payload_crc = crc32c_update(&crc, 0, payload->data, payload->size);
 	h->out_addr = (uint32_t)k->addr;
+	h->relocs_size = (uint32_t)k->relocs_size;
+	h->relocs_crc = crc32c_update(&crc, 0, k->blob.data + kernel_size(k), k->relocs_size);
+	h->virt_addr = k->virt_addr;
+	h->out_align = (uint32_t)(k->relocs_size ? k->align : 0);
 	h->out_size = (uint32_t)k->blob.size;
 	h->zero_size = (uint32_t)k->zero_size;
 	h->entry = k->entry;
@@ -173,7 +186,8 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	uint64_t setup_size = headers_size + (si.efi_entry ? PE_RELOC_SECTOR : 0);
 	if (cmdline_crc_offset + sizeof(uint32_t) > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
 		return fail_with(err, "real-mode part too large (a shorter --cmdline?)");
-	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX)
+	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX ||
+	    k->align > UINT32_MAX)
 		return fail_with(err, "kernel too large");
 	if (plan(k, codec, &stub, setup_size, payload, l, err) < 0)
 		return -1;
@@ -195,7 +209,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	uint32_t cmdline_crc = crc32c_update(&crc, 0, cmdline, cmdline_len);
 	memcpy(rm + cmdline_crc_offset, &cmdline_crc, sizeof(cmdline_crc)); /* little-endian host */
 	struct setup_header sh;
-	fill_setup_header(&sh, l, version_offset, k->bits);
+	fill_setup_header(&sh, l, version_offset, k);
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
 	if (si.efi_entry)
 		pe_write(image->data, &(struct pe_layout){ .headers_size = headers_size,
@@ -232,6 +246,11 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 		(unsigned long long)l->scratch, (unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
 		(unsigned long long)l->workspace_size,
 		l->moves_payload ? ", payload moved above both before decompression" : "");
+	if (k->relocs_size)
+		fprintf(out, "relocs:    %llu bytes: the kernel moves with the image, aligned to 0x%llx\n",
+			(unsigned long long)k->relocs_size, (unsigned long long)k->align);
+	else
+		fprintf(out, "relocs:    none: the kernel runs at its link address wherever the image is\n");
 	fprintf(out, "init_size: 0x%llx (%llu bytes)\n", (unsigned long long)l->init_size,
 		(unsigned long long)l->init_size);
 }

@@ -1,6 +1,7 @@
 /* kernel.h - a kernel as the packer sees it: one contiguous span of
  * memory, built from an ELF's PT_LOAD segments laid out by physical
- * address, its bss tail, its entry point and its word size. */
+ * address, its bss tail, its entry point, its word size and, when it has
+ * one, its relocation table (relocs.h), carried at the end of the blob. */
 #ifndef KERNEL_H
 #define KERNEL_H
 
@@ -15,14 +16,24 @@ struct kernel {
 	int bits;                  /* 32 or 64: the mode it is entered in */
 	uint64_t entry;            /* physical */
 	uint64_t addr;             /* physical address of blob[0] */
-	struct buffer blob;        /* file bytes of every segment, gaps zeroed */
-	uint64_t zero_size;        /* memory after the blob that must read as zero */
+	uint64_t virt_addr;        /* virtual address of blob[0] (p_vaddr of the lowest segment) */
+	struct buffer blob;        /* file bytes of every segment, gaps zeroed, then the table */
+	uint64_t relocs_size;      /* the blob's last bytes that are the relocation table; 0: none */
+	uint64_t align;            /* with a table: where the kernel may run is aligned to this */
+	uint64_t zero_size;        /* memory after the kernel's file bytes that must read as zero */
+	uint64_t file_end;         /* the ELF file's extent: headers, segments, section table */
 	int segments;              /* PT_LOAD count */
 	char version[KERNEL_VERSION_MAX]; /* "6.1.0-28-amd64 (...)" if found, else "" */
 };
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */
 int kernel_from_elf(const struct buffer *file, int want_bits, struct kernel *k, struct error *err);
+
+/* The kernel's own bytes, without the table. */
+static inline uint64_t kernel_size(const struct kernel *k)
+{
+	return k->blob.size - k->relocs_size;
+}
 
 /* "<label> ELF64, 4 PT_LOAD, 0x...-0x... (N bytes + N zeroed), entry 0x..."
  * and a "version:" line if there is one; labels padded to width. */

@@ -1,0 +1,190 @@
+# test-relocs.sh - the kernel's relocation table (include/bzpack_relocs.h):
+# kept from a Linux bzImage's payload or given with --relocs, described by
+# --info, checked by the packer, and checked (CRC32C, then every entry)
+# before the stub applies any of it.  Relocated boots of Debian's kernels
+# are in test-placement.sh (the test loader puts the image elsewhere).
+#
+# The damage tests use Debian's i386 kernel packed with codec none, so
+# that the table lies at a known place in the payload:
+#   unsealed   bit flips in the table: the payload CRC stops the boot
+#   resealed   a flip with the payload and header CRCs recomputed: the
+#              table's own CRC stops it
+#   bad entry  an entry pointing outside the kernel with every CRC
+#              recomputed: the stub's check of the whole table stops it,
+#              before it writes anything
+# Each must end in "bzpack: error: <that reason>" (qemu-boot.sh exit 100).
+DEB=$B/debian
+TK=$B/images
+
+if [ ! -f "$B/gen/bzpack_format.sh" ] || [ ! -f "$TK/testkern32.elf" ]; then
+	fail "relocs" "$B/gen/bzpack_format.sh or $TK/testkern32.elf not built: run make"
+	return 0 2>/dev/null || exit 0
+fi
+. "$B/gen/bzpack_format.sh"
+
+# A kernel without a table stays where it was linked, and --info says so.
+img=$T/relocs-testkern64.img
+if out=$($BZPACK -c lz4 -o "$img" "$TK/testkern64.elf" 2>&1); then
+	info=$($BZPACK --info "$img" 2>&1)
+	check "testkern64 (no table): --info says the kernel is fixed" \
+		bash -c 'grep -q "^kernel: .*fixed: runs at its link address" <<<"$1" &&
+			 grep -q "^relocations: *none" <<<"$1"' _ "$info"
+else
+	fail "pack testkern64" "$out"
+fi
+
+# --relocs: a table that does not fit the kernel is one clear line and
+# exit 1; a bzImage brings its own table.
+expect_refusal() {   # NAME WANT-MESSAGE BZPACK-ARGS...
+	local name=$1 want=$2 out st
+	shift 2
+	out=$($BZPACK "$@" -o "$T/relocs-refused.img" 2>&1); st=$?
+	if [ $st -ne 1 ]; then
+		fail "$name" "exit status $st, expected 1: $out"
+	elif [ "$(wc -l <<<"$out")" -ne 1 ] || ! grep -qF -- "$want" <<<"$out"; then
+		fail "$name" "expected one line with '$want', got: $out"
+	else
+		pass "$name"
+	fi
+}
+printf '\0\0\0\0\1\0\0\0' > "$T/relocs-outside.bin"
+expect_refusal "--relocs with an entry outside the kernel is refused" \
+	"$T/relocs-outside.bin: relocation table (8 bytes) does not fit this kernel: an entry points outside the kernel" \
+	--relocs "$T/relocs-outside.bin" "$TK/testkern32.elf"
+printf '\0\0\0\0' > "$T/relocs-open.bin"        # x86_64 has three lists: two are missing
+expect_refusal "--relocs with an unterminated list is refused" \
+	"does not fit this kernel: a list has no zero terminator" --relocs "$T/relocs-open.bin" "$TK/testkern64.elf"
+printf '\0\0\0\0\0\0' > "$T/relocs-odd.bin"
+expect_refusal "--relocs with a partial word is refused" \
+	"does not fit this kernel: its size is not whole 32-bit words" --relocs "$T/relocs-odd.bin" "$TK/testkern32.elf"
+printf '\0\0\0\0\0\0\0\0' > "$T/relocs-extra.bin"
+expect_refusal "--relocs with words outside any list is refused" \
+	"does not fit this kernel: words that belong to no list" --relocs "$T/relocs-extra.bin" "$TK/testkern32.elf"
+expect_refusal "--relocs with a bzImage input is refused" "--relocs is for an ELF vmlinux" \
+	--relocs "$T/relocs-odd.bin" "$img"
+
+if [ ! -s "$DEB/i386/vmlinuz" ] || [ ! -s "$DEB/amd64/vmlinuz" ]; then
+	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fetch-debian.sh)"
+	return 0 2>/dev/null || exit 0
+fi
+
+# Debian's kernels: the table after the ELF in the payload is kept, and
+# the image asks loaders for the kernel's alignment.  (The same packing
+# as test-placement.sh's, so the pack cache serves both.)
+for spec in "amd64 64 0x200000" "i386 32 0x2000"; do
+	set -- $spec
+	arch=$1 bits=$2 align=$3
+	img=$T/place-debian-$arch-lz4.img
+	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
+		fail "pack Debian $arch" "$out"; continue
+	fi
+	info=$($BZPACK --info "$img" 2>&1)
+	check "Debian $arch image: the kernel moves with the image, aligned to $align" \
+		grep -q "^kernel: .*moves with the image (aligned to $align)" <<<"$info"
+	check "Debian $arch image: relocatable, kernel_alignment $align" \
+		grep -q "^load address: .*, relocatable (alignment $align)" <<<"$info"
+	check "Debian $arch image: --info gives the table's size and CRC" \
+		grep -Eq "^relocations: +[1-9][0-9]* bytes, CRC32C 0x[0-9a-f]{8}, virtual address 0x" <<<"$info"
+done
+
+# The same i386 kernel as an ELF vmlinux plus --relocs (the payload cut
+# where the ELF file ends: its section table comes last) gives the same
+# table as the bzImage.
+payload=$T/relocs-i386.payload
+if $BZPACK -x -o "$payload" "$DEB/i386/vmlinuz" 2>"$T/relocs-x.err"; then
+	elf_end=$(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(52)
+shoff, = struct.unpack_from("<I", d, 0x20)
+shentsize, shnum = struct.unpack_from("<HH", d, 0x2e)
+print(shoff + shentsize * shnum)' "$payload")
+	head -c "$elf_end" "$payload" > "$T/relocs-i386.vmlinux"
+	tail -c +$((elf_end + 1)) "$payload" > "$T/relocs-i386.relocs"
+	if out=$($BZPACK -c none --relocs "$T/relocs-i386.relocs" -o "$T/relocs-i386-elf.img" \
+			"$T/relocs-i386.vmlinux" 2>&1); then
+		a=$($BZPACK --info "$T/relocs-i386-elf.img" | grep "^relocations:")
+		b=$($BZPACK --info "$T/place-debian-i386-lz4.img" | grep "^relocations:")
+		check "Debian i386 as vmlinux + --relocs: the bzImage's table ($a)" test -n "$a" -a "$a" = "$b"
+	else
+		fail "Debian i386 as vmlinux + --relocs" "$out"
+	fi
+else
+	fail "bzpack -x Debian i386" "$(cat "$T/relocs-x.err")"
+fi
+
+# The damage, on an image whose table is stored as is (codec none).
+base=$T/relocs-i386-none.img
+if ! out=$(pack_cached "$base" "$DEB/i386/vmlinuz" -c none 2>&1); then
+	fail "pack Debian i386 with codec none" "$out"
+	return 0 2>/dev/null || exit 0
+fi
+setup_sects=$(od -An -tu1 -j $SETUP_HDR_setup_sects -N1 "$base" | tr -d ' ')
+payload_at=$(((setup_sects + 1) * SECTOR_SIZE + $(od -An -tu4 -j $SETUP_HDR_payload_offset -N4 "$base" | tr -d ' ')))
+hdr_at=$((payload_at - BZPACK_HEADER_SIZE))
+out_size=$(od -An -tu4 -j $((hdr_at + BZHDR_out_size)) -N4 "$base" | tr -d ' ')
+relocs_size=$(od -An -tu4 -j $((hdr_at + BZHDR_relocs_size)) -N4 "$base" | tr -d ' ')
+table_at=$((payload_at + out_size - relocs_size))
+
+# damage IN OUT WHAT: copy IN to OUT with damage, the CRCs of the
+# checks named in WHAT's tail recomputed.  WHAT: flip:OFFSET (xor 0x10 at
+# that offset in the table), outside (the table's last entry to be
+# checked, right after the first zero terminator, points below the kernel).
+damage() {
+	python3 - "$@" "$hdr_at" "$payload_at" "$table_at" "$relocs_size" "$out_size" \
+		"$BZHDR_relocs_crc" "$BZHDR_payload_crc" "$BZHDR_header_crc" <<'EOF'
+import struct, sys
+src, dst, what, reseal = sys.argv[1:5]
+hdr, payload, table, relocs_size, out_size, o_relocs, o_payload, o_header = map(int, sys.argv[5:])
+POLY = 0x82f63b78                        # CRC-32C, as decode/crc32c.c
+T = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ (POLY if c & 1 else 0)
+    T.append(c)
+def crc(b):
+    c = 0xffffffff
+    for x in b:
+        c = T[(c ^ x) & 255] ^ (c >> 8)
+    return c ^ 0xffffffff
+d = bytearray(open(src, "rb").read())
+if what.startswith("flip:"):
+    d[table + int(what[5:])] ^= 0x10
+else:                                   # the first word is a terminator; the next one is the list's last entry
+    struct.pack_into("<I", d, table + 4, 0x1000)
+if reseal == "all":
+    struct.pack_into("<I", d, hdr + o_relocs, crc(d[table:table + relocs_size]))
+if reseal in ("all", "payload"):
+    struct.pack_into("<I", d, hdr + o_payload, crc(d[payload:payload + out_size]))
+    struct.pack_into("<I", d, hdr + o_header, crc(d[hdr:hdr + o_header]))
+open(dst, "wb").write(d)
+EOF
+}
+
+# boot_damaged NAME IMAGE WANT: QEMU -kernel, the stub must stop with WANT
+boot_damaged() {
+	local name=$1 img=$2 want=$3 log=$T/relocs-damaged.log
+	boot "$name" 100 "$img" "$log" -q qemu-system-i386 -m 512M -t 60 -a "console=ttyS0" || return 1
+	if grep -q "^bzpack: error: $want" "$log"; then
+		pass "$name"
+	else
+		fail "$name" "no 'bzpack: error: $want'; serial: $(tr '\n' '|' < "$log" | cut -c1-300)"
+		return 1
+	fi
+}
+
+n=0
+for off in 0 4 $((relocs_size / 2 + 1)) $((relocs_size - 1)); do
+	img=$T/relocs-flip.img
+	damage "$base" "$img" "flip:$off" none &&
+		boot_damaged "table bit flip at +$off of $relocs_size: the payload CRC stops the boot" "$img" \
+			"payload checksum mismatch" && n=$((n + 1))
+done
+img=$T/relocs-resealed.img
+damage "$base" "$img" "flip:$((relocs_size / 3))" payload &&
+	boot_damaged "table bit flip, payload CRC recomputed: the table's CRC stops the boot" "$img" \
+		"relocation table checksum mismatch" && n=$((n + 1))
+img=$T/relocs-outside.img
+damage "$base" "$img" outside all &&
+	boot_damaged "table entry outside the kernel, every CRC recomputed: the stub's check stops the boot" "$img" \
+		"relocation table: an entry points outside the kernel" && n=$((n + 1))
+check "relocation table damage: 6 of 6 damaged images stopped with bzpack: error ($n)" test "$n" -eq 6
