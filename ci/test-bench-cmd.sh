@@ -217,8 +217,10 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/base-small.json" "$tc_dir/base-lz
 	# kernel (built without CONFIG_X86_VERBOSE_BOOTUP: the serial-lines
 	# way must say so, the gdbstub way must measure).
 	tc_deb=$B/debian/amd64/vmlinuz
+	# This script runs before test-debian's fetch: fetch here too (cached).
+	[ -s "$tc_deb" ] || bash ci/fetch-debian.sh > "$T/fetch-debian-bench.log" 2>&1
 	if [ ! -s "$tc_deb" ]; then
-		skip "bench on Debian's vmlinuz (Linux's decompressor)" "$tc_deb not cached (ci/fetch-debian.sh)"
+		skip "bench on Debian's vmlinuz (Linux's decompressor)" "$tc_deb could not be fetched: $(tail -n 1 "$T/fetch-debian-bench.log" 2>/dev/null)"
 	else
 		tc_run "bench on Debian's vmlinuz" "$tc_dir/debian.out" bench -c lz4 --runs 1 --json "$tc_dir/debian.json" "$tc_deb"
 		if [ "$tc_status" -ne 0 ]; then
