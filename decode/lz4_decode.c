@@ -148,9 +148,45 @@ _Static_assert(LAST_LITERALS < MFLIMIT, "format constants");
  * size_t (a 16 MiB run of 255 bytes would otherwise overflow it). */
 #define LEN_CLAMP (SIZE_MAX / 2)
 
+/* LEN_WORD: past the first byte of a length field, its 255 bytes are
+ * skipped this many at a time (skip_max_len_words()). */
+#define LEN_WORD 8
+
+/* The whole LEN_WORD-byte words of 255 bytes at ip, as many as lie inside
+ * src: returns the first byte after them and adds their value to *len,
+ * clamped (*len <= LEN_CLAMP on entry).
+ *
+ * Why: a run of zeros in a kernel is one match of up to megabytes with an
+ * offset of 1, so its length takes thousands of 255 bytes (the Debian
+ * amd64 vmlinux has 16 runs of about 2.3 MB, ~146,000 length bytes).
+ * Summed one at a time they are a chain of dependent adds and clamps; one
+ * compare per word measured ~2% faster on that kernel. */
+static inline const uint8_t *skip_max_len_words(const uint8_t *ip, const uint8_t *iend,
+						size_t *len)
+{
+	size_t n = *len;
+
+	/* Guards each word read: LEN_WORD bytes of input left. */
+	while ((size_t)(iend - ip) >= LEN_WORD) {
+		uint64_t w;
+
+		memcpy(&w, ip, LEN_WORD);
+		if (w != UINT64_MAX)
+			break;
+		ip += LEN_WORD;
+		n += LEN_WORD * LEN_BYTE_MORE;
+		/* Guards n against wrapping, as read_ext_len() does. */
+		if (n > LEN_CLAMP)
+			n = LEN_CLAMP;
+	}
+	*len = n;
+	return ip;
+}
+
 /* Adds the extension bytes of a length field (the nibble was 15) to *len.
  * Returns DECODE_OK, or DECODE_TRUNCATED if the input ends inside the
- * field. */
+ * field.  Most fields are one byte below 255: that byte is taken first,
+ * and only a field that goes on looks for whole words of 255 bytes. */
 static inline enum decode_status read_ext_len(const uint8_t **pip, const uint8_t *iend,
 					      size_t *len)
 {
@@ -158,17 +194,26 @@ static inline enum decode_status read_ext_len(const uint8_t **pip, const uint8_t
 	size_t n = *len;
 	unsigned b;
 
-	do {
-		/* Guards the read of the next length byte: input ended inside
-		 * the length field. */
-		if (ip == iend)
-			return DECODE_TRUNCATED;
-		b = *ip++;
-		n += b;
-		/* Guards n against wrapping on long runs of 255 bytes. */
-		if (n > LEN_CLAMP)
-			n = LEN_CLAMP;
-	} while (b == LEN_BYTE_MORE);
+	/* Guards the read of the first length byte. */
+	if (ip == iend)
+		return DECODE_TRUNCATED;
+	b = *ip++;
+	n += b;
+	if (b == LEN_BYTE_MORE) {
+		ip = skip_max_len_words(ip, iend, &n);
+		do {
+			/* Guards the read of the next length byte: input
+			 * ended inside the length field. */
+			if (ip == iend)
+				return DECODE_TRUNCATED;
+			b = *ip++;
+			n += b;
+			/* Guards n against wrapping on long runs of 255
+			 * bytes. */
+			if (n > LEN_CLAMP)
+				n = LEN_CLAMP;
+		} while (b == LEN_BYTE_MORE);
+	}
 	*pip = ip;
 	*len = n;
 	return DECODE_OK;

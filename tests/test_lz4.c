@@ -433,6 +433,66 @@ static void test_short_matches(void)
 	free(b.out);
 }
 
+/* Length fields of many 255 bytes: past its first byte, the decoder skips
+ * a field's 255 bytes a word (8 bytes) at a time while 8 bytes of input
+ * remain, then goes on byte by byte.  Every count of 255 bytes 0..40 (each
+ * remainder modulo 8, runs of several words) and a few final bytes, in a
+ * literal length and in a match length (offsets 1, 2, 3 and 4: long runs
+ * of a repeated pattern), then 0..9 final literals, so that the field ends
+ * anywhere from deep inside the input to its last few bytes.  Each block
+ * must decode to what the builder computed, and every prefix that cuts
+ * the field must be TRUNCATED. */
+static void test_long_length_fields(void)
+{
+	static const size_t offs[] = { 1, 2, 3, 4 };
+	static const size_t finals[] = { 0, 1, 254 };
+	struct builder b;
+	char what[160];
+	unsigned blocks = 0, cuts = 0;
+
+	b.blk = xmalloc(16384);
+	b.out = xmalloc(16384);
+	begin_case();
+	for (size_t ff = 0; ff <= 40; ff++)
+	for (size_t fi = 0; fi < sizeof finals / sizeof finals[0]; fi++)
+	for (size_t oi = 0; oi < sizeof offs / sizeof offs[0]; oi++)
+	for (size_t tail = 0; tail <= 9 && !case_failed; tail++) {
+		const size_t ext = 255 * ff + finals[fi];
+		size_t field, seq2;
+
+		/* a match length of 4 + 15 + ext after 8 literals */
+		b.blen = b.olen = 0;
+		put_seq(&b, 8, offs[oi], 4 + 15 + ext, 0);
+		field = 1 + 8 + 2;
+		put_seq(&b, tail, 0, 0, 1);
+		snprintf(what, sizeof what, "match: %zu x 255 + %zu, off %zu, tail %zu",
+			 ff, finals[fi], offs[oi], tail);
+		check_synthetic(&b, what);
+		for (size_t cut = field; cut <= field + ff; cut++, cuts++)
+			if (run_decode(b.blk, cut, b.olen, NULL) != DECODE_TRUNCATED)
+				failf("%s: cut at %zu, inside the length: not TRUNCATED", what, cut);
+		blocks++;
+		if (oi)
+			continue;       /* literal lengths have no offset */
+
+		/* a literal length of 15 + ext after a short sequence */
+		b.blen = b.olen = 0;
+		put_seq(&b, 4, 1, 4, 0);
+		seq2 = b.blen;
+		put_seq(&b, 15 + ext, 0, 0, 1);
+		snprintf(what, sizeof what, "literals: %zu x 255 + %zu", ff, finals[fi]);
+		check_synthetic(&b, what);
+		for (size_t cut = seq2 + 1; cut <= seq2 + 1 + ff; cut++, cuts++)
+			if (run_decode(b.blk, cut, b.olen, NULL) != DECODE_TRUNCATED)
+				failf("%s: cut at %zu, inside the length: not TRUNCATED", what, cut);
+		blocks++;
+	}
+	end_case("long-length-fields");
+	printf("note: long-length-fields: %u blocks, %u cut lengths checked\n", blocks, cuts);
+	free(b.blk);
+	free(b.out);
+}
+
 /* ---- negative tests ------------------------------------------------------ */
 
 /* Every proper prefix of a valid block must fail, with TRUNCATED (cut
@@ -738,6 +798,7 @@ int main(int argc, char **argv)
 	test_synthetic();
 	test_window_edge();
 	test_short_matches();
+	test_long_length_fields();
 	test_truncation();
 	test_handmade();
 	test_length_wrap();
