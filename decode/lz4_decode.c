@@ -141,6 +141,9 @@ _Static_assert(LONG_LIT_OUT_SLACK >= WILD_STEP - 1 && LONG_LIT_OUT_SLACK >= MATC
 _Static_assert(LONG_MATCH_SLACK >= WILD_STEP - 1, "long match slack must cover its over-write");
 _Static_assert(LAST_LITERALS < MFLIMIT, "format constants");
 
+/* For the branch of the common sequence, see fast_loop(). */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+
 /* Lengths are clamped here while their extension bytes are summed.  No
  * buffer can be larger than PTRDIFF_MAX (<= SIZE_MAX / 2) bytes, so a
  * clamped length still fails every later bound check, and adding 255 (or
@@ -487,9 +490,14 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 		}
 		m = op - off;
 
-		if (ml != LEN_EXTENDED) {
+		/* LIKELY: GCC otherwise lays the common sequence out of
+		 * line, three taken jumps per sequence; straight through it
+		 * measured 1.5-3% faster (Debian amd64 and i386, every code
+		 * alignment tried), and the jumps it saves are instructions
+		 * the 32-bit stub's icount counts. */
+		if (LIKELY(ml != LEN_EXTENDED)) {
 			ml += MINMATCH;
-			if (off >= MATCH_PIECE) {
+			if (LIKELY(off >= MATCH_PIECE)) {
 				/* The common sequence: both literal paths
 				 * left >= MATCH_WILD output bytes.  Pieces of
 				 * 8, 8 and 2 bytes, each reading only bytes
