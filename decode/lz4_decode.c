@@ -28,7 +28,11 @@
  *     then without it, rejecting only offset 0 off the common path.
  *   - Long runs copy 32 bytes a step; matches with an offset of 1, 2 or
  *     4, mostly runs of zeros in kernels, repeat a pattern held in
- *     registers instead of reading back what they just wrote.
+ *     registers instead of reading back what they just wrote.  Their
+ *     lengths run to thousands of 255 bytes, skipped a word at a time
+ *     (skip_max_len_words()).
+ *   - The common sequence's branches are marked LIKELY, so that it runs
+ *     straight through the loop without a taken jump.
  *   Copies are plain fixed-size memcpy()s: the compiler turns each into
  *   the widest moves the target allows (SSE2 in the host build and the
  *   32-bit stub, general registers in the 64-bit stub).
