@@ -1282,7 +1282,8 @@ static void test_files(int argc, char **argv)
 		uint8_t *data = read_whole_file(argv[i], &n);
 
 		if (!data) {
-			printf("skip %s: %s\n", argv[i], strerror(errno));
+			snprintf(name, sizeof name, "file:%s", argv[i]);
+			skip_case(name, strerror(errno));
 			continue;
 		}
 		struct enc e = enc_default(9 | LZMA_PRESET_EXTREME);
