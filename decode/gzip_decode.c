@@ -69,6 +69,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc32.h"
 #include "decode.h"
 #include "mem.h"
 
@@ -92,8 +93,6 @@
 #define GZ_HCRC_BYTES     2
 /* CRC32 ISIZE */
 #define GZ_TRAILER        8
-/* CRC-32 (8): reflected polynomial of ISO 3309 / ITU-T V.42 */
-#define CRC32_POLY        0xedb88320u
 
 /* ---- RFC 1951 (DEFLATE) ------------------------------------------------ */
 
@@ -248,43 +247,7 @@ static inline unsigned load_le16(const uint8_t *p)
 }
 
 /* ---- CRC-32 -------------------------------------------------------------
- * crc[0] is the classic byte-at-a-time table; crc[k][b] is the CRC of
- * byte b followed by k zero bytes, so eight bytes fold with eight
- * independent lookups (slicing-by-8). */
-
-static void crc32_init(uint32_t t[8][256])
-{
-	for (unsigned b = 0; b < 256; b++) {
-		uint32_t c = b;
-
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (CRC32_POLY & (0u - (c & 1)));
-		t[0][b] = c;
-	}
-	for (unsigned b = 0; b < 256; b++)
-		for (int k = 1; k < 8; k++)
-			t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xff];
-}
-
-/* Folds the 8 bytes at p into the CRC register c. */
-#define CRC_STEP8(t, c, p)                                                    \
-	do {                                                                  \
-		const uint32_t a_ = load_le32(p) ^ (c), b_ = load_le32((p) + 4); \
-		(c) = t[7][a_ & 0xff] ^ t[6][(a_ >> 8) & 0xff] ^              \
-		      t[5][(a_ >> 16) & 0xff] ^ t[4][a_ >> 24] ^              \
-		      t[3][b_ & 0xff] ^ t[2][(b_ >> 8) & 0xff] ^              \
-		      t[1][(b_ >> 16) & 0xff] ^ t[0][b_ >> 24];               \
-	} while (0)
-
-/* Updates a CRC-32 register (pre- and post-inverted by the caller). */
-static uint32_t crc32_update(const uint32_t t[8][256], uint32_t c, const uint8_t *p, size_t n)
-{
-	for (; n >= 8; p += 8, n -= 8)
-		CRC_STEP8(t, c, p);
-	for (; n; n--)
-		c = (c >> 8) ^ t[0][(c ^ *p++) & 0xff];
-	return c;
-}
+ * The tables, crc32_fold8() and crc32_update() are decode/crc32.h's. */
 
 /* Long runs go CRC_LANES lanes of CRC_LANE_BYTES at a time, each lane its
  * own dependency chain, joined by the linearity of the CRC register:
@@ -353,9 +316,9 @@ static uint32_t crc32_strides(const uint32_t t[8][256], uint32_t shift, uint32_t
 		}
 
 		for (size_t i = 0; i < CRC_LANE_BYTES; i += 8) {
-			CRC_STEP8(t, c0, p + i);
-			CRC_STEP8(t, c1, p + CRC_LANE_BYTES + i);
-			CRC_STEP8(t, c2, p + 2 * CRC_LANE_BYTES + i);
+			c0 = crc32_fold8(t, c0, p + i);
+			c1 = crc32_fold8(t, c1, p + CRC_LANE_BYTES + i);
+			c2 = crc32_fold8(t, c2, p + 2 * CRC_LANE_BYTES + i);
 		}
 		c = crc32_mulmod(crc32_mulmod(c0, shift) ^ c1, shift) ^ c2;
 	}

@@ -38,6 +38,7 @@
  * offset, 0 for Linux's kernels), then the block's check is computed over
  * the result.
  */
+#include "crc32.h"
 #include "lzma_core.h"
 
 /* ---- Format constants --------------------------------------------------- */
@@ -91,7 +92,6 @@
 /* The x86 BCJ filter looks at 5-byte call/jmp instructions. */
 #define BCJ_INSN_SIZE           5
 
-#define CRC32_POLY              0xEDB88320u             /* reflected IEEE 802.3 */
 #define CRC64_POLY              0xC96C5795D7870F42ull   /* reflected ECMA-182 */
 
 struct xz_ws {
@@ -110,37 +110,10 @@ static uint32_t get_le32(const uint8_t *p)
 
 /* ---- CRC32 and CRC64 (section 6) ---------------------------------------- */
 
-LZ_COLD static void crc32_init(uint32_t t[8][256])
-{
-	for (uint32_t n = 0; n < 256; n++) {
-		uint32_t c = n;
-
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (CRC32_POLY & (0u - (c & 1)));
-		t[0][n] = c;
-	}
-	/* t[k][n]: the CRC of byte n followed by k zero bytes. */
-	for (uint32_t n = 0; n < 256; n++)
-		for (int k = 1; k < 8; k++)
-			t[k][n] = (t[k - 1][n] >> 8) ^ t[0][t[k - 1][n] & 0xFF];
-}
-
+/* CRC32 is decode/crc32.h's (gzip's too); the whole CRC of len bytes. */
 LZ_HOT static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t len)
 {
-	uint32_t crc = 0xFFFFFFFFu;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		uint32_t lo = get_le32(p) ^ crc;
-		uint32_t hi = get_le32(p + 4);
-
-		crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^
-		      t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
-		      t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^
-		      t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
-	}
-	for (; len; p++, len--)
-		crc = (crc >> 8) ^ t[0][(crc ^ *p) & 0xFF];
-	return ~crc;
+	return ~crc32_update(t, ~0u, p, len);
 }
 
 LZ_COLD static void crc64_init(uint64_t t[256])

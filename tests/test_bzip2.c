@@ -322,16 +322,16 @@ static void test_files(int argc, char **argv)
 		size_t size;
 		uint8_t *data = read_whole_file(argv[i], &size);
 
+		snprintf(name, sizeof name, "file:%s", argv[i]);
 		if (!data) {
-			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			skip_case(name, strerror(errno));
 			continue;
 		}
 		if (size > UINT_MAX / 2) {
-			printf("note: skipping %s: too large\n", argv[i]);
+			skip_case(name, "too large for libbz2's unsigned lengths");
 			free(data);
 			continue;
 		}
-		snprintf(name, sizeof name, "file:%s", argv[i]);
 		roundtrip(name, data, size);
 		free(data);
 	}

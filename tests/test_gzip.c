@@ -340,11 +340,11 @@ static void test_files(int argc, char **argv)
 		size_t size;
 		uint8_t *data = read_whole_file(argv[i], &size);
 
+		snprintf(name, sizeof name, "file:%s", argv[i]);
 		if (!data) {
-			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			skip_case(name, strerror(errno));
 			continue;
 		}
-		snprintf(name, sizeof name, "file:%s", argv[i]);
 		roundtrip(name, data, size);
 		free(data);
 	}
@@ -608,6 +608,24 @@ static void put_fixed_litlen(struct bitw *w, unsigned sym)
 		put_code(w, 0xc0 + sym - 280, 8);
 }
 
+/* w := one final fixed-Huffman block (3.2.6) of the literal/length
+ * symbols syms[], up to and including end-of-block (256).  A length
+ * symbol (257..287) is followed in syms[] by its 5-bit distance code;
+ * the cases use only lengths and distances without extra bits. */
+static void put_fixed_block(struct bitw *w, const uint16_t *syms)
+{
+	memset(w, 0, sizeof(*w));
+	put_bits(w, 1, 1);      /* BFINAL */
+	put_bits(w, 1, 2);      /* BTYPE 01: fixed codes */
+	for (;; syms++) {
+		put_fixed_litlen(w, *syms);
+		if (*syms == 256)
+			break;
+		if (*syms > 256)
+			put_code(w, *++syms, 5);
+	}
+}
+
 /* Wraps raw DEFLATE bits in a gzip member whose trailer describes
  * expect[0..n). */
 static uint8_t *wrap(const struct bitw *w, const uint8_t *expect, size_t n, size_t *len)
@@ -686,50 +704,29 @@ static void test_handmade(void)
 
 	begin_case();
 
-	/* Fixed block: "ab", then a match of 258 at distance 2, EOB. */
-	memset(&w, 0, sizeof(w));
-	put_bits(&w, 1, 1);
-	put_bits(&w, 1, 2);
-	put_fixed_litlen(&w, 'a');
-	put_fixed_litlen(&w, 'b');
-	put_fixed_litlen(&w, 285);      /* 258 */
-	put_code(&w, 1, 5);             /* distance code 1: 2 */
-	put_fixed_litlen(&w, 256);
+	/* Fixed blocks. */
+	static const struct {
+		const char *name;
+		uint16_t syms[6];       /* put_fixed_block's */
+		size_t n;               /* expect[0..n): the trailer's CRC and size */
+		int want;
+	} fixed[] = {
+		/* "ab", then a match of 258 (285) at distance 2 (code 1) */
+		{ "fixed ab + match", { 'a', 'b', 285, 1, 256 }, 260, DECODE_OK },
+		/* the same at distance 3 (code 2): one byte before the start */
+		{ "distance too far", { 'a', 'b', 285, 2, 256 }, 260, DECODE_BAD_OFFSET },
+		/* distance codes 30 and 31, literal/length codes 286 and 287 */
+		{ "distance code 30/31", { 'a', 257, 30, 256 }, 4, DECODE_CORRUPT },
+		{ "distance code 30/31", { 'a', 257, 31, 256 }, 4, DECODE_CORRUPT },
+		{ "length code 286/287", { 'a', 286, 0, 256 }, 4, DECODE_CORRUPT },
+		{ "length code 286/287", { 'a', 287, 0, 256 }, 4, DECODE_CORRUPT },
+	};
+
 	for (int i = 0; i < 260; i++)
 		expect[i] = (uint8_t)(i % 2 ? 'b' : 'a');
-	check_stream("fixed ab + match", &w, expect, 260, DECODE_OK);
-
-	/* The same with distance 3: one byte before the start. */
-	memset(&w, 0, sizeof(w));
-	put_bits(&w, 1, 1);
-	put_bits(&w, 1, 2);
-	put_fixed_litlen(&w, 'a');
-	put_fixed_litlen(&w, 'b');
-	put_fixed_litlen(&w, 285);
-	put_code(&w, 2, 5);             /* distance 3 */
-	put_fixed_litlen(&w, 256);
-	check_stream("distance too far", &w, expect, 260, DECODE_BAD_OFFSET);
-
-	/* Distance codes 30 and 31, literal/length codes 286 and 287. */
-	for (unsigned d = 30; d < 32; d++) {
-		memset(&w, 0, sizeof(w));
-		put_bits(&w, 1, 1);
-		put_bits(&w, 1, 2);
-		put_fixed_litlen(&w, 'a');
-		put_fixed_litlen(&w, 257);
-		put_code(&w, d, 5);
-		put_fixed_litlen(&w, 256);
-		check_stream("distance code 30/31", &w, expect, 4, DECODE_CORRUPT);
-	}
-	for (unsigned s = 286; s < 288; s++) {
-		memset(&w, 0, sizeof(w));
-		put_bits(&w, 1, 1);
-		put_bits(&w, 1, 2);
-		put_fixed_litlen(&w, 'a');
-		put_fixed_litlen(&w, s);
-		put_code(&w, 0, 5);
-		put_fixed_litlen(&w, 256);
-		check_stream("length code 286/287", &w, expect, 4, DECODE_CORRUPT);
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		put_fixed_block(&w, fixed[i].syms);
+		check_stream(fixed[i].name, &w, expect, fixed[i].n, fixed[i].want);
 	}
 
 	/* Block type 3. */

@@ -367,13 +367,15 @@ static void test_files(int argc, char **argv)
 		size_t size;
 		uint8_t *data = read_whole_file(argv[i], &size);
 
+		char name[300];
+
 		if (!data) {
-			printf("note: skipping %s: %s\n", argv[i], strerror(errno));
+			snprintf(name, sizeof name, "file:%s", argv[i]);
+			skip_case(name, strerror(errno));
 			continue;
 		}
 
 		size_t clen[N_CODECS];
-		char name[300];
 
 		for (int c = 0; c < N_CODECS; c++) {
 			uint8_t *blk = compress((enum codec)c, data, size, &clen[c]);

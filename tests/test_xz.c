@@ -1088,74 +1088,112 @@ static void test_damaged_checks(void)
 	free(data);
 }
 
-/* Every prefix of a stream fails. */
-static void truncations(enum fmt f, const char *what, const uint8_t *x, size_t len, size_t n)
-{
-	char name[160];
+/* ---- damaged streams ----------------------------------------------------
+ * The truncation and bit-flip cases each run over a table of streams:
+ * mixed data encoded by one of the encoders above with the settings in
+ * the table (lzma_opts reads preset, dict, lc, lp, pb and nice_len; the
+ * rest is .xz's).  The encoding is part of the case, so an encoder that
+ * refuses fails it instead of going unnoticed. */
 
-	begin_case();
+enum encoder {
+	ENC_XZ,
+	ENC_LZMA_ALONE,         /* size unknown, end marker */
+	ENC_LZMA_ALONE_SIZED,   /* the same, with the size written into the header too */
+	ENC_LZMA_KNOWN,         /* known size, no end marker */
+};
+
+struct stream_case {
+	enum encoder how;
+	const char *what;       /* the case name's parenthesis */
+	struct enc e;
+};
+
+/* enc_default(6) as an initializer. */
+#define ENC_PRESET6 { .preset = 6, .lc = -1, .lp = -1, .pb = -1, .check = LZMA_CHECK_CRC32 }
+
+static uint8_t *encode_stream(const struct stream_case *c, const uint8_t *data, size_t n, size_t *len)
+{
+	uint8_t *x;
+
+	switch (c->how) {
+	case ENC_XZ:
+		return enc_xz(&c->e, data, n, len);
+	case ENC_LZMA_ALONE:
+		return enc_lzma_alone(&c->e, data, n, len);
+	case ENC_LZMA_ALONE_SIZED:
+		x = enc_lzma_alone(&c->e, data, n, len);
+		if (x)
+			put_le64(x + 5, n);
+		return x;
+	case ENC_LZMA_KNOWN:
+		return enc_lzma_known(&c->e, data, n, len);
+	}
+	return NULL;
+}
+
+/* One case per stream of cases[0..count): "FMT LABEL (WHAT)", check run
+ * over the stream of n bytes of mixed data. */
+static void run_stream_cases(const struct stream_case *cases, size_t count, size_t n, const char *label,
+			     void (*check)(enum fmt f, const uint8_t *x, size_t len, size_t n))
+{
+	uint8_t *data = xmalloc(n);
+
+	gen_mixed(data, n);
+	for (size_t i = 0; i < count; i++) {
+		enum fmt f = cases[i].how == ENC_XZ ? FMT_XZ : FMT_LZMA;
+		size_t len;
+		uint8_t *x;
+
+		begin_case();
+		x = encode_stream(&cases[i], data, n, &len);
+		if (x)
+			check(f, x, len, n);
+		free(x);
+		end_casef("%s %s (%s)", fmt_name(f), label, cases[i].what);
+	}
+	free(data);
+}
+
+/* Every prefix of a stream fails, and so does a byte too many. */
+static void truncations(enum fmt f, const uint8_t *x, size_t len, size_t n)
+{
 	for (size_t cut = 0; cut < len && !case_failed; cut++) {
 		int st = run_decode(f, x, cut, n, NULL);
 
 		if (st == DECODE_OK)
 			failf("cut at %zu of %zu decodes OK", cut, len);
 	}
-	/* and a byte too many */
-	{
-		uint8_t *y = xmalloc(len + 1);
+	uint8_t *y = xmalloc(len + 1);
 
-		memcpy(y, x, len);
-		y[len] = 0;
-		if (run_decode(f, y, len + 1, n, NULL) == DECODE_OK)
-			failf("a trailing zero byte decodes OK");
-		free(y);
-	}
-	snprintf(name, sizeof name, "%s truncated at every cut (%s)", fmt_name(f), what);
-	end_case(name);
+	memcpy(y, x, len);
+	y[len] = 0;
+	if (run_decode(f, y, len + 1, n, NULL) == DECODE_OK)
+		failf("a trailing zero byte decodes OK");
+	free(y);
 }
 
 static void test_truncation(void)
 {
-	const size_t n = 20000;
-	uint8_t *data = xmalloc(n);
-	struct enc e = enc_default(6);
-	size_t len;
-	uint8_t *x;
+	static const struct stream_case cases[] = {
+		{ ENC_XZ, "bcj, crc32",
+		  { .preset = 6, .lc = -1, .lp = -1, .pb = -1, .check = LZMA_CHECK_CRC32, .bcj = 1 } },
+		{ ENC_XZ, "4 KiB blocks, crc64",
+		  { .preset = 6, .lc = -1, .lp = -1, .pb = -1, .check = LZMA_CHECK_CRC64, .bcj = 1,
+		    .block_size = 4096 } },
+		{ ENC_LZMA_ALONE, "end marker", ENC_PRESET6 },
+		{ ENC_LZMA_ALONE_SIZED, "known size and end marker", ENC_PRESET6 },
+		{ ENC_LZMA_KNOWN, "known size", ENC_PRESET6 },
+	};
 
-	gen_mixed(data, n);
-	e.bcj = 1;
-	x = enc_xz(&e, data, n, &len);
-	if (x)
-		truncations(FMT_XZ, "bcj, crc32", x, len, n);
-	free(x);
-	e.block_size = 4096;
-	e.check = LZMA_CHECK_CRC64;
-	x = enc_xz(&e, data, n, &len);
-	if (x)
-		truncations(FMT_XZ, "4 KiB blocks, crc64", x, len, n);
-	free(x);
-	x = enc_lzma_alone(&e, data, n, &len);
-	if (x) {
-		truncations(FMT_LZMA, "end marker", x, len, n);
-		put_le64(x + 5, n);
-		truncations(FMT_LZMA, "known size and end marker", x, len, n);
-	}
-	free(x);
-	x = enc_lzma_known(&e, data, n, &len);
-	if (x)
-		truncations(FMT_LZMA, "known size", x, len, n);
-	free(x);
-	free(data);
+	run_stream_cases(cases, sizeof cases / sizeof cases[0], 20000, "truncated at every cut", truncations);
 }
 
 /* Every single-bit flip of small streams, then random byte damage: any
  * status is fine, a stray access is not (ASan), nor a bogus status. */
-static void flips(enum fmt f, const char *what, const uint8_t *x, size_t len, size_t n)
+static void flips(enum fmt f, const uint8_t *x, size_t len, size_t n)
 {
 	uint8_t *y = xdup(x, len);
-	char name[160];
 
-	begin_case();
 	for (size_t bit = 0; bit < 8 * len && !case_failed; bit++) {
 		y[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		run_decode(f, y, len, n, NULL);
@@ -1170,44 +1208,20 @@ static void flips(enum fmt f, const char *what, const uint8_t *x, size_t len, si
 		run_decode(f, y, len, rng_below(n + 1), NULL);
 	}
 	free(y);
-	snprintf(name, sizeof name, "%s bit flips and damage (%s)", fmt_name(f), what);
-	end_case(name);
 }
 
 static void test_flips(void)
 {
-	const size_t n = 3000;
-	uint8_t *data = xmalloc(n);
-	struct enc e = enc_default(6);
-	size_t len;
-	uint8_t *x;
+	static const struct stream_case cases[] = {
+		{ ENC_XZ, "bcj",
+		  { .preset = 6, .lc = -1, .lp = -1, .pb = -1, .check = LZMA_CHECK_CRC32, .bcj = 1 } },
+		{ ENC_XZ, "blocks, no check, lc0 lp4 pb4",
+		  { .preset = 6, .lc = 0, .lp = 4, .pb = 4, .check = LZMA_CHECK_NONE, .block_size = 1000 } },
+		{ ENC_LZMA_ALONE, "end marker", ENC_PRESET6 },
+		{ ENC_LZMA_KNOWN, "known size", ENC_PRESET6 },
+	};
 
-	gen_mixed(data, n);
-	e.bcj = 1;
-	x = enc_xz(&e, data, n, &len);
-	if (x)
-		flips(FMT_XZ, "bcj", x, len, n);
-	free(x);
-	e.bcj = 0;
-	e.lc = 0;
-	e.lp = 4;
-	e.pb = 4;
-	e.block_size = 1000;
-	e.check = LZMA_CHECK_NONE;
-	x = enc_xz(&e, data, n, &len);
-	if (x)
-		flips(FMT_XZ, "blocks, no check, lc0 lp4 pb4", x, len, n);
-	free(x);
-	e = enc_default(6);
-	x = enc_lzma_alone(&e, data, n, &len);
-	if (x)
-		flips(FMT_LZMA, "end marker", x, len, n);
-	free(x);
-	x = enc_lzma_known(&e, data, n, &len);
-	if (x)
-		flips(FMT_LZMA, "known size", x, len, n);
-	free(x);
-	free(data);
+	run_stream_cases(cases, sizeof cases / sizeof cases[0], 3000, "bit flips and damage", flips);
 }
 
 static void test_garbage(void)
@@ -1282,7 +1296,8 @@ static void test_files(int argc, char **argv)
 		uint8_t *data = read_whole_file(argv[i], &n);
 
 		if (!data) {
-			printf("skip %s: %s\n", argv[i], strerror(errno));
+			snprintf(name, sizeof name, "file:%s", argv[i]);
+			skip_case(name, strerror(errno));
 			continue;
 		}
 		struct enc e = enc_default(9 | LZMA_PRESET_EXTREME);

@@ -54,13 +54,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <lzo/lzo1x.h>
 
 #include "codecs.h"
 #include "decode.h"
+#include "decode_speed.h"      /* cpu_seconds() */
 #include "util.h"
 
 #ifndef BENCH_OURS_CFLAGS
@@ -119,16 +119,6 @@ static void *xmalloc(size_t n)
 	if (!p)
 		die("out of memory (%zu bytes)", n);
 	return p;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	/* CPU time of this thread, not the wall: on a shared machine the
-	 * wall clock also counts the time others had the core. */
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- the corpus ------------------------------------------------------------ */
@@ -393,9 +383,9 @@ static void time_decoders(struct decoder *d, unsigned nd, uint8_t *dst, size_t n
 		done = 1;
 		for (unsigned j = 0; j < nd; j++) {
 			struct decoder *x = &d[(round + j) % nd];
-			double t0 = now();
+			double t0 = cpu_seconds();
 			const char *err = decode_corpus(x, dst, n);
-			double dt = now() - t0;
+			double dt = cpu_seconds() - t0;
 
 			if (err)
 				die("%u %% zeros: %s failed while timing: %s", percent, x->name, err);
@@ -581,7 +571,7 @@ int main(int argc, char **argv)
 {
 	const char *json = NULL;
 	size_t pages = DEFAULT_PAGES;
-	double min_secs = DEFAULT_MIN_SECONDS, t_start = now();
+	double min_secs = DEFAULT_MIN_SECONDS, t_start = cpu_seconds();
 	unsigned min_reps = DEFAULT_MIN_REPS;
 	struct result results[N_FRACTIONS];
 	const struct codec *lzo, *rle;
@@ -613,12 +603,12 @@ int main(int argc, char **argv)
 		uint8_t *dst = xmalloc(pages * PAGE_BYTES);
 		struct pages zlzo, zrle;
 		struct decoder d[3];
-		double t = now();
+		double t = cpu_seconds();
 		struct result *r = &results[i];
 
 		zlzo = compress_pages(lzo, corpus, pages);
 		zrle = compress_pages(rle, corpus, pages);
-		progress("%u %% zeros: compressed in %.1f s; verifying, timing", percent, now() - t);
+		progress("%u %% zeros: compressed in %.1f s; verifying, timing", percent, cpu_seconds() - t);
 		d[0] = (struct decoder){ "lzo_decode", lzo, workspace_for(lzo), &zlzo, { 0 } };
 		d[1] = (struct decoder){ "lzo1x_decompress_safe", NULL, NULL, &zlzo, { 0 } };
 		d[2] = (struct decoder){ "lzo_rle_decode", rle, workspace_for(rle), &zrle, { 0 } };
@@ -651,6 +641,6 @@ int main(int argc, char **argv)
 		write_json(json, results, N_FRACTIONS, pages, lzo, rle, min_secs, min_reps);
 		progress("wrote %s", json);
 	}
-	progress("done in %.1f s", now() - t_start);
+	progress("done in %.1f s", cpu_seconds() - t_start);
 	return 0;
 }

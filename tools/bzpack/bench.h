@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bench_qemu.h"
+#include "decode_speed.h"     /* time_to_kernel_ms_after() */
 #include "util.h"
 
 #define BENCH_NAME_MAX 128
@@ -65,7 +66,7 @@ struct bench_result {
  * instructions at BENCH_ICOUNT_HZ.  Only for a booted cell. */
 static inline double bench_ttk_icount_ms(const struct bench_cell *c, double storage_mbps)
 {
-	return 1e3 * ((double)c->image_bytes / (storage_mbps * 1e6) + (double)c->cycles / BENCH_ICOUNT_HZ);
+	return time_to_kernel_ms_after(c->image_bytes, storage_mbps, (double)c->cycles / BENCH_ICOUNT_HZ);
 }
 
 /* `bzpack bench ...` with argv[0] = "bench" (bench_cmd.c). */

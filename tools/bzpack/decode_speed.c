@@ -5,19 +5,8 @@
 #include "decode_speed.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #define MAX_RUNS 1000           /* the sample array's size; enough for any median */
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	/* CPU time of this thread, not the wall: on a shared machine the
-	 * wall clock also counts the time others had the core. */
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -44,11 +33,11 @@ int decode_speed_measure(const struct codec *c, const struct buffer *payload, si
 	if (min_runs > MAX_RUNS)
 		min_runs = MAX_RUNS;
 	unsigned n = 0;
-	double started = now_seconds();
+	double started = cpu_seconds();
 	for (int warm = 1; n < MAX_RUNS; warm = 0) {
-		double t0 = now_seconds();
+		double t0 = cpu_seconds();
 		enum decode_status s = c->decode(payload->data, payload->size, dst, out_size, workspace);
-		double t1 = now_seconds();
+		double t1 = cpu_seconds();
 		if (s != DECODE_OK) {
 			fail_with(err, "our %s decoder rejects the payload: %s", c->name,
 				  decode_status_name(s));
