@@ -274,15 +274,9 @@ f=$(variant below-1m "$M64"); ph "$f" 0 paddr $((0x80000)); eh "$f" entry $((0x8
 bad "segment below 1 MiB" "$f" "segment loads at 0x80000, below 1 MiB"
 f=$(variant at-zero "$M32"); ph "$f" 2 paddr 0
 bad "segment at address 0" "$f" "segment loads at 0x0, below 1 MiB"
-# The image itself is loaded at 0x100000: stub, header, payload.
-f=$(variant on-the-stub "$M64")
-for i in 0 1 2; do ph "$f" $i paddr $(($(ph "$f" $i paddr) - 0x1000000 + 0x100000)); done
-eh "$f" entry $((0x100000))
-bad "kernel at 0x100000, on the stub" "$f" "kernel at 0x100000 would overwrite the boot stub at 0x100000-"
-f=$(variant in-the-stub "$M32")
-for i in 0 1 2; do ph "$f" $i paddr $(($(ph "$f" $i paddr) - 0x1000000 + 0x101000)); done
-eh "$f" entry $((0x101000))
-bad "kernel at 0x101000, inside the stub" "$f" "kernel at 0x101000 would overwrite the boot stub at 0x100000-"
+# (A kernel at 0x100000, over the image QEMU loads there, is no longer
+# bad: the stub copies itself away and decompresses in place; ci/test-boot.sh
+# boots testkern64-low, linked there.)
 f=$(variant elf32-above-4g "$M32"); ph "$f" 2 paddr $((0xffff0000)); ph "$f" 2 memsz $((0x20000))
 bad "ELF32 segment reaching above 4 GiB" "$f" "32-bit segment at 0xffff0000 reaches above 4 GiB"
 f=$(variant elf64-above-4g "$M64"); ph "$f" 2 paddr $((0x100000000))

@@ -72,20 +72,17 @@ if boot "$name" 100 "$T/testkern64-lz4.img" "$log" -q qemu-system-i386 -t 30; th
 	check "$name" grep -q "^bzpack: error: .*long mode" "$log"
 fi
 
-# A kernel whose memory overlaps the loaded image (at 2 MiB): the stub must
-# move the payload above the kernel before decompressing.
+# A kernel linked at 1 MiB, where QEMU loads the image: the stub runs on
+# from a copy of itself high in init_size and decompresses in place, the
+# payload moved to the offset the packer simulated (move= counts the
+# move; under -icount it is exact, and a real move of a whole payload
+# costs far more than the 1000 cycles two rdtsc reads do).
 for codec in $(codecs); do
 	img=$T/testkern64-low-$codec.img
 	log=$T/testkern64-low-$codec.log
-	name="kernel overlapping the image ($codec): payload moved, boots"
+	name="kernel linked over the stub at 1 MiB ($codec): in place, boots"
 	$BZPACK -v -c $codec -o "$img" $B/images/testkern64-low.elf > "$log.layout" ||
 		{ fail "$name" "pack failed"; continue; }
-	# A codec that squeezes the payload below the kernel's 2 MiB has
-	# nothing to move: the move itself is then not tested with it.
-	if ! grep -q "payload moved above" "$log.layout"; then
-		skip "$name" "its payload ends below testkern64-low's 2 MiB: $(grep '^image:' "$log.layout")"
-		continue
-	fi
 	boot "$name" 33 "$img" "$log" -d -a "$CMDLINE" || continue
 	move=$(report_field "$log" move)
 	if [ "${move:-0}" -lt 1000 ]; then

@@ -12,6 +12,7 @@ LOADER=$B/images/testloader.elf
 CMDLINE="bzpack-test console=ttyS0 marker=64"
 ELSEWHERE=0x2000000               # above testkern's 16-19 MiB, 4 KiB aligned
 ABOVE_4G=0x13fe00000              # 5 GiB - 2 MiB: the image spans a GiB boundary
+PREF=0x1000000                    # testkern's link address: pref_address
 
 # setup_header field of an image file, little-endian: setup_field FILE OFFSET BYTES
 setup_field() {
@@ -70,7 +71,14 @@ for codec in $(codecs); do
 		fi
 		boot_loader "testkern$bits $codec: 32-bit entry at $ELSEWHERE" "$img" \
 			"testloader.entry=32 testloader.load=$ELSEWHERE" "32-bit entry at $ELSEWHERE," $bits $codec
+		# At pref_address, the kernel's own address, as GRUB and kexec
+		# put it: the stub runs on from a copy of itself and decompresses
+		# in place, at the margin the packer simulated for this payload.
+		boot_loader "testkern$bits $codec: 32-bit entry at pref_address $PREF (in place)" "$img" \
+			"testloader.entry=32 testloader.load=$PREF" "32-bit entry at $PREF," $bits $codec
 		[ $bits = 64 ] || continue
+		boot_loader "testkern64 $codec: 64-bit entry at pref_address $PREF (in place)" "$img" \
+			"testloader.load=$PREF" "64-bit entry at $(printf 0x%x $((PREF + 0x200)))," 64 $codec
 		boot_loader "testkern64 $codec: 64-bit entry at 1 MiB" "$img" "" \
 			"64-bit entry at 0x100200," 64 $codec
 		boot_loader "testkern64 $codec: 64-bit entry at $ELSEWHERE" "$img" \
@@ -86,29 +94,46 @@ name="testkern32 image refused by a 64-bit-entry loader"
 boot "$name" 37 "$LOADER" "$log" -m 1G -i "$T/place-testkern32.img $CMDLINE" &&
 	check "$name" grep -q "^testloader: error: image has no 64-bit entry" "$log"
 
-# ...and an image put where its kernel goes (testkern has no relocation
-# table, so it runs at its link address) stops with a message.
+# ...and an image put just above where its kernel goes (testkern has no
+# relocation table, so it runs at its link address): the stub copies
+# itself out of the way too, and the payload goes in place.
 log=$T/place-overlap.log
-name="image loaded over its kernel's range stops with bzpack: error"
-boot "$name" 100 "$LOADER" "$log" -m 1G -t 30 \
+name="image loaded over its kernel's range (0x1001000) boots from the stub's copy"
+boot "$name" 33 "$LOADER" "$log" -m 1G -t 30 \
 	-i "$T/place-testkern64.img $CMDLINE testloader.load=0x1001000" &&
-	check "$name" grep -q "^bzpack: error: kernel would overwrite low memory or this stub" "$log"
+	check "$name" grep -q "^testkern: OK bits=64$" "$log"
+
+# The image too high to fit below its own scratch: a header whose plan
+# cannot hold stops with a message, never a fault.
+log=$T/place-scratch.log
+name="image loaded over its own scratch stops with bzpack: error"
+scratch_at=$(( PREF + $(od -An -tu4 -j $(( $(setup_field "$T/place-testkern64.img" "$SETUP_HDR_setup_sects" 1) * 512 + 512 + \
+	$(setup_field "$T/place-testkern64.img" "$SETUP_HDR_payload_offset" 4) - BZPACK_HEADER_SIZE + BZHDR_scratch_offset )) -N4 \
+	"$T/place-testkern64.img" | tr -d ' ') - 0x1000 ))
+boot "$name" 100 "$LOADER" "$log" -m 1G -t 30 \
+	-i "$T/place-testkern64.img $CMDLINE testloader.entry=32 testloader.load=$(printf 0x%x $scratch_at)" &&
+	check "$name" grep -q "^bzpack: error: bad bzpack header\|^bzpack: error: scratch memory overlaps" "$log"
 
 # Debian's kernels, repacked, to userspace: amd64 through the 64-bit entry
 # at 1 MiB, 96 MiB and 5 GiB, i386 through the 32-bit entry at 96 MiB.
 # They carry their relocation tables, so the kernel moves with the image:
-# with nokaslr (test-kaslr.sh has the random placements) it runs as far
-# from the image as its link address (16 MiB) is from 1 MiB, aligned up to
-# its alignment (the report line's kernel=).
+# with nokaslr (test-kaslr.sh has the random placements) it runs at the
+# run base, the boot protocol's runtime start: max(load address, its link
+# address 16 MiB) aligned up to its alignment (the report line's kernel=).
+# At 16 MiB itself (pref_address, where GRUB and kexec put it) the image
+# lies where the kernel goes, and the stub decompresses in place.
 DEB=$B/debian
 MARKER="^bzpack-initramfs: userspace reached"
 for spec in "amd64 64 64 1G" "amd64 64 64 1G 0x6000000" "amd64 64 64 6G 0x140000000" \
-	    "i386 32 32 1G 0x6000000"; do
+	    "amd64 64 64 1G 0x1000000" "amd64 64 32 1G 0x1000000" \
+	    "i386 32 32 1G 0x6000000" "i386 32 32 1G 0x1000000"; do
 	set -- $spec
 	arch=$1 bits=$2 entry=$3 mem=$4 at=${5:-}
 	align=0x2000                                    # their min_alignment
 	[ $arch = amd64 ] && align=0x200000
-	kernel=$(printf 0x%x $(((${at:-0x100000} + 0xf00000 + align - 1) & -align)))
+	base=${at:-0x100000}
+	[ $((base)) -lt $((0x1000000)) ] && base=0x1000000
+	kernel=$(printf 0x%x $(((base + align - 1) & -align)))
 	name="Debian $arch through the $entry-bit entry at ${at:-1 MiB} reaches userspace"
 	if [ ! -s "$DEB/$arch/vmlinuz" ] || [ ! -s "$DEB/$arch/busybox" ]; then
 		skip "$name" "no Debian kernel in $DEB (ci/fetch-debian.sh)"; continue

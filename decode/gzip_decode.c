@@ -967,7 +967,7 @@ static enum decode_status stored_block(struct inflate *z)
 	/* Guards the copy's destination. */
 	if (len > (size_t)(z->out_end - z->out))
 		return DECODE_OUTPUT_OVERRUN;
-	memcpy(z->out, z->in, len);
+	memmove(z->out, z->in, len); /* in place, the input lies over the output, ahead of it */
 	z->in += len;
 	z->out += len;
 	return DECODE_OK;

@@ -633,7 +633,7 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 		/* Guards the literal write: run longer than the output left. */
 		if (lit > (size_t)(oend - op))
 			return DECODE_OUTPUT_OVERRUN;
-		memcpy(op, ip, lit);
+		memmove(op, ip, lit); /* in place, the input lies over the output, ahead of it */
 		ip += lit;
 		op += lit;
 

@@ -321,7 +321,7 @@ LZ_COLD static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8
 			/* Guards the copy's destination. */
 			if (n > (size_t)(olimit - op))
 				return DECODE_OUTPUT_OVERRUN;
-			memcpy(op, ip, n);
+			memmove(op, ip, n); /* in place, the input lies over the output, ahead of it */
 			ip += n;
 			op += n;
 			continue;

@@ -1473,7 +1473,7 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 		 * before the frame's first byte. */
 		if (off - 1 >= (size_t)(op + ll - fstart))
 			return DECODE_BAD_OFFSET;
-		memcpy(op, lp, ll);
+		memmove(op, lp, ll); /* raw literals: in place, input over output */
 		copy_match_exact(op + ll, off, ml);
 	} else {
 		/* Wild: the literals end at least COPY_CHUNK bytes before
@@ -1575,7 +1575,7 @@ static LOOP enum decode_status exec_sequences(struct frame_state *fs, const uint
 		/* Guards the output against the last literals. */
 		if (rest > (size_t)(oend - op))
 			return DECODE_OUTPUT_OVERRUN;
-		memcpy(op, lp, rest);
+		memmove(op, lp, rest); /* raw literals: in place, input over output */
 		op += rest;
 	}
 	fs->rep[0] = d.rep0;
@@ -1629,7 +1629,7 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 		/* Guards the output against the literals. */
 		if (n > (size_t)(oend - *pop))
 			return DECODE_OUTPUT_OVERRUN;
-		memcpy(*pop, lit.p, n);
+		memmove(*pop, lit.p, n); /* in place, the input lies over the output */
 		*pop += n;
 		return DECODE_OK;
 	}
@@ -1869,7 +1869,7 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 				/* Guards the output against the block. */
 				if (bsize > (size_t)(oend - op))
 					return DECODE_OUTPUT_OVERRUN;
-				memcpy(op, ip, bsize);
+				memmove(op, ip, bsize); /* in place, the input lies over the output */
 				op += bsize;
 			} else {
 				uint8_t *const bstart = op;

@@ -15,9 +15,10 @@ FILLER_SIZE := 3145728
 
 TESTKERNELS := $(B)/images/testkern32.elf $(B)/images/testkern64.elf $(B)/images/testkern64-low.elf
 
-# The 64-bit kernel again, at 2 MiB: its memory overlaps where the loader
-# puts the compressed image, so the stub has to move the payload first.
-TESTKERN_LOW_BASE := 0x200000
+# The 64-bit kernel again, at 1 MiB: right where 16-bit loaders put the
+# compressed image, so the stub has to copy itself out of the way and
+# decompress in place.
+TESTKERN_LOW_BASE := 0x100000
 
 # Freestanding, position-dependent.  No loop-to-memset/memcpy rewriting:
 # there is no C library to call.

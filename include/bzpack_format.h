@@ -291,34 +291,45 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 /*
  * The protected-mode part of a bzpack image:
  *
- *   load address:     stub (code, rodata; no bss, no data; position
- *                     independent, so the load address is wherever the
- *                     loader put it: BZPACK_LOAD_ADDR is only preferred)
+ *   load address L:   stub (code, rodata; no bss, no data; position
+ *                     independent, so L is wherever the loader put it:
+ *                     BZPACK_LOAD_ADDR is where 16-bit loaders put it)
  *                     struct bzpack_header   (at the stub's _stub_end)
  *                     payload                (payload_size bytes)
- *   image end         = load address + syssize * 16
+ *   image end         = L + syssize * 16
  *
- * The payload decompresses to out_size bytes at the kernel's address,
+ * The payload decompresses to out_size bytes where the kernel runs,
  * followed by zero_size bytes the stub clears (the kernel's bss).  When
  * relocs_size is not 0, the last relocs_size of those bytes are the
  * kernel's relocation table (Linux's vmlinux.relocs format, see
- * bzpack_relocs.h), read before the bss is cleared, and the kernel moves
- * with the image: it runs at load address + (out_addr - BZPACK_LOAD_ADDR)
- * aligned up to out_align, so out_addr only where the image is at
- * BZPACK_LOAD_ADDR (or, randomised, at a slot stub/kaslr.c picks).
- * Without a table, out_align is 0 and the kernel runs
- * at out_addr wherever the image is.  The stub's scratch (page tables,
- * then the stack) lies at load address + scratch_offset, above both the
- * image and the kernel's memory (its alignment slack included).  The
- * decoder's workspace (workspace_size bytes, a multiple of 4 KiB) follows
- * it.  When the payload itself overlaps the kernel's memory it is first
- * moved above the workspace.  init_size in the setup header covers all of
- * it, counted from the load address.
+ * bzpack_relocs.h), read before the bss is cleared, and the kernel is
+ * relocatable.
+ *
+ * Everything else is planned from the run base R, where the kernel runs
+ * unless KASLR moves it: out_addr for a kernel without a table; with one,
+ * the boot protocol's runtime start, max(L, out_addr) aligned up to
+ * out_align (bzpack_run_base()).  init_size counts from R, as boot.rst
+ * defines it:
+ *
+ *   R                          the kernel (out_size, then its bss)
+ *   R + inplace_offset         the payload, when it must move (the image
+ *                              overlaps the kernel): decompressed in
+ *                              place, the packer having simulated the
+ *                              decode to find how far behind the output
+ *                              it may start (ends <= R + scratch_offset)
+ *   R + scratch_offset         the stub's scratch: page tables, then the
+ *                              stack (BZPACK_SCRATCH_SIZE), 4 KiB aligned
+ *                              the decoder's workspace (workspace_size)
+ *                              room for a copy of the stub and its header,
+ *                              which runs from there when the image lies
+ *                              where the kernel goes
+ *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   4       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   5       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
-					   4: the relocation table: relocs_*, virt_addr, out_align */
+					   4: the relocation table: relocs_*, virt_addr, out_align;
+					   5: in place: offsets from the run base, inplace_offset */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -352,9 +363,9 @@ struct bzpack_header {
 	uint32_t out_size;              /* 0x18: decompressed bytes, relocs_size included */
 	uint32_t zero_size;             /* 0x1c: bytes cleared after the output */
 	uint64_t entry;                 /* 0x20: kernel entry point (physical) */
-	uint32_t scratch_offset;        /* 0x28: from the load address; BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
+	uint32_t scratch_offset;        /* 0x28: from the run base; BZPACK_SCRATCH_SIZE bytes, 4 KiB aligned */
 	uint32_t scratch_offset_check;  /* 0x2c: ~scratch_offset; asm checks it before using the stack */
-	uint32_t init_size;             /* 0x30: copy of setup_header.init_size */
+	uint32_t init_size;             /* 0x30: copy of setup_header.init_size, from the run base */
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
 	uint32_t relocs_size;           /* 0x48: the relocation table at the end of the output; 0: none */
@@ -363,21 +374,38 @@ struct bzpack_header {
 					   the table's entries are relative to */
 	uint32_t out_align;             /* 0x58: with a table, where the kernel runs is aligned to
 					   this (a power of two, >= 4 KiB); 0 without one */
-	uint32_t setup_crc;             /* 0x5c: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x60: CRC32C of bytes 0x00..0x5f: every byte above */
+	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
+					   goes, its end at most scratch_offset */
+	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
+	uint32_t header_crc;            /* 0x64: CRC32C of bytes 0x00..0x63: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x64
+#define BZPACK_HEADER_SIZE      0x68
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
-_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x5c, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x60, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x64, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
+
+/* The run base R: where the kernel runs unless KASLR moves it, and what
+ * scratch_offset, inplace_offset and init_size count from.  A kernel
+ * without a relocation table runs at its link address; one with a table
+ * where boot.rst's relocating loader would expect it: at max(load,
+ * pref_address) aligned up to kernel_alignment (pref_address = out_addr,
+ * kernel_alignment = out_align).  head_common.inc's RUN_BASE computes the
+ * same in asm. */
+static inline uint64_t bzpack_run_base(const struct bzpack_header *h, uint64_t load)
+{
+	if (!h->relocs_size)
+		return h->out_addr;
+	uint64_t from = load > h->out_addr ? load : h->out_addr;
+	return (from + h->out_align - 1) & ~(uint64_t)(h->out_align - 1);
+}
 
 /* The stub's scratch: 4 KiB-aligned, page tables first (64-bit stubs
  * identity-map 4 GiB with 2 MiB pages: PML4, PDPT, 4 page directories;

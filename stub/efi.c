@@ -304,9 +304,9 @@ static int initrd_from_file(struct efi_boot *eb, struct boot_params *bp, const c
 
 /* Free memory in [start, end) is claimed as ours; boot services memory
  * is left to be freed by ExitBootServices; so is loader memory inside
- * given, what a handover loader allocated for us (init_size from where it
- * put the protected-mode part: GRUB takes it at pref_address when it can,
- * over the kernel's range).  Anything else (ACPI, runtime, reserved, a
+ * given, what a handover loader allocated for us (init_size from the run
+ * base: GRUB puts the protected-mode part at pref_address, the kernel's
+ * own address, when it can).  Anything else (ACPI, runtime, reserved, a
  * hole, another image) stops us. */
 static const char *claim_kernel_range(struct efi_boot *eb, uint64_t start, uint64_t end,
 				      struct mem_range given)
@@ -575,7 +575,8 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		return efi_fail(&eb, EFI_UNSUPPORTED, "EFI: the firmware's stack lies where the kernel goes", "");
 	struct mem_range given = { 0, 0 };
 	if (given_bp)
-		given = (struct mem_range){ (uintptr_t)loaded_stub, (uintptr_t)loaded_stub + bp->hdr.init_size };
+		given = (struct mem_range){ bzpack_run_base(hdr, (uintptr_t)loaded_stub),
+					    bzpack_run_base(hdr, (uintptr_t)loaded_stub) + bp->hdr.init_size };
 	why = claim_kernel_range(&eb, out_start, out_end, given);
 	if (why)
 		return efi_fail(&eb, EFI_OUT_OF_RESOURCES, "EFI: ", why);

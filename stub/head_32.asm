@@ -55,16 +55,11 @@ startup_32:
 %if BZPACK_SCRATCH_STACK_TOP % 16
 %error "the C stack must start 16-byte aligned"
 %endif
-        push    esi                         ; boot_params, for the hand-off
+        push    esi                         ; (alignment)
         push    edi                         ; stub_main(bp, t_start): t_start high
         push    ebx                         ;   t_start low
         push    esi                         ;   bp
-        call    stub_main                   ; eax = kernel entry (errors halt in C)
-        mov     esi, [esp + 12]             ; esi = boot_params (our own copy)
-        xor     ebx, ebx                    ; the protocol wants these zero
-        xor     edi, edi                    ;
-        xor     ebp, ebp                    ;
-        jmp     eax                         ; into the kernel
+        call    stub_main                   ; never returns: enter_kernel or a halt
 
 .no_sse2:
         LOAD_ADDRESS ecx                    ; cpuid took edx: where are we, again
@@ -72,6 +67,19 @@ startup_32:
         jmp     early_error                 ;
 msg_no_sse2:
         db      "bzpack: error: this CPU has no SSE2, which the 32-bit stub needs", 10, 0
+
+; enter_kernel(entry, boot_params), cdecl: stub_main's last call, made from
+; wherever the stub runs by then (a copy of it high in init_size when the
+; image lay where the kernel goes: this code too is position independent).
+; The boot protocol's 32-bit hand-off.
+        global  enter_kernel
+enter_kernel:
+        mov     eax, [esp + 4]              ; the kernel's entry
+        mov     esi, [esp + 8]              ; esi = boot_params
+        xor     ebx, ebx                    ; the protocol wants these zero
+        xor     edi, edi                    ;
+        xor     ebp, ebp                    ;
+        jmp     eax                         ; into the kernel
 
         EARLY_ERROR early_error, ecx
         HEAD_DATA CODE32_DESCRIPTOR

@@ -137,6 +137,39 @@ startup_64:
         jnz     .la57                       ;
         lea     rdx, [startup_32]           ; rdx = load address, anywhere
         CHECK_SCRATCH early_error_64        ; rbp = scratch, rsp = its stack top
+        ; The loader maps [load address, + init_size) (boot.rst); our
+        ; scratch counts from the run base, which is the load address when
+        ; the loader honoured pref_address, but need not be.  Tables built
+        ; where the loader did not map would fault: then a first set goes
+        ; in the top 64 KiB of the loader's range (ours, and clear of the
+        ; image: init_size exceeds the image by more than that), and maps
+        ; the scratch for the real set.  Nothing touches the scratch first.
+        mov     r11, rbp                    ; r11 = the scratch, kept
+        lea     rcx, [_stub_end]            ;
+        mov     eax, [rcx + BZHDR_init_size] ;
+        add     rax, rdx                    ; rax = end of the loader's mapping
+        cmp     rbp, rdx                    ; scratch inside [load, that end)?
+        jb      .bootstrap                  ;
+        lea     rcx, [rbp + BZPACK_SCRATCH_SIZE] ;
+        cmp     rcx, rax                    ;
+        jbe     .tables                     ;
+.bootstrap:
+        sub     rax, BZPACK_SCRATCH_SIZE    ; the top 64 KiB, page aligned
+        and     rax, -0x1000                ;
+        lea     rcx, [rax + BZPACK_SCRATCH_SIZE] ; clear of the scratch, whose
+        cmp     rcx, r11                    ; tables they will build
+        jbe     .first_set                  ;
+        lea     rcx, [r11 + BZPACK_SCRATCH_SIZE] ;
+        cmp     rax, rcx                    ;
+        jb      .unmapped                   ;
+.first_set:
+        mov     rbp, rax                    ;
+        lea     rsp, [rbp + BZPACK_SCRATCH_STACK_TOP] ;
+        call    build_tables                ; mapped: the scratch too
+        mov     rbp, r11                    ;
+        lea     rsp, [rbp + BZPACK_SCRATCH_STACK_TOP] ;
+.tables:
+        call    build_tables                ; ours, in the scratch
         lea     rax, [gdt]                  ; our GDT: the loader's may be overwritten
         sub     rsp, 16                     ;
         mov     [rsp + 8], rax              ;   base at [rsp + 8]
@@ -154,31 +187,51 @@ startup_64:
         mov     fs, eax                     ;
         mov     gs, eax                     ;
         mov     ss, eax                     ;
-        BUILD_IDENTITY_MAP                  ; 0-4 GiB, in the scratch
-        ; Above 4 GiB, also the GiB our init_size spans and the one
-        ; boot_params is in: the loader's tables map them now, ours must too.
+        jmp     start_64.common             ; registers already 64-bit clean
+.unmapped:
+        lea     rcx, [msg_unmapped]         ;
+        jmp     early_error_64              ;
+.la57:
+        lea     rcx, [msg_la57]             ;
+        jmp     early_error_64              ;
+
+; build_tables: our page tables at rbp (BUILD_IDENTITY_MAP: 0-4 GiB), and
+; above 4 GiB also the GiBs of [load address, + init_size) (the image and
+; the loader's map), of [run base, + init_size) (from the scratch, r11)
+; and of boot_params (rsi): the tables in use map them now, ours must too.  Then CR3 = ours.  Clobbers rax, rcx, rdx, r8-r10.
+build_tables:
+        BUILD_IDENTITY_MAP                  ;
         lea     r10, [rbp + BZPACK_SCRATCH_PD_HIGH] ; next spare page directory
-        lea     r8, [startup_32]            ;
-        lea     r9, [_stub_end]             ;
-        mov     r9d, [r9 + BZHDR_init_size] ; (its range checked against ours above)
-        lea     r9, [r8 + r9 - 1]           ; r9 = our last byte
-.image_gib:
-        mov     rax, r8                     ;
-        call    map_gib                     ;
-        add     r8, 1 << 30                 ;
-        and     r8, -(1 << 30)              ; the next GiB, until past our end
-        cmp     r8, r9                      ;
-        jbe     .image_gib                  ;
+        lea     r8, [startup_32]            ; what the loader mapped: [load
+        lea     rcx, [_stub_end]            ; address, + init_size), the image
+        mov     eax, [rcx + BZHDR_init_size] ; and any first set of tables
+        lea     r9, [r8 + rax - 1]          ; (init_size exceeds the image)
+        call    map_span                    ;
+        lea     rcx, [_stub_end]            ;
+        mov     eax, [rcx + BZHDR_scratch_offset] ;
+        mov     r8, r11                     ;
+        sub     r8, rax                     ; r8 = run base (scratch - offset)
+        mov     eax, [rcx + BZHDR_init_size] ; (checked against the offset)
+        lea     r9, [r8 + rax - 1]          ; r9 = its last byte
+        call    map_span                    ;
         mov     rax, rsi                    ; boot_params, both ends
         call    map_gib                     ;
         lea     rax, [rsi + BOOT_PARAMS_SIZE - 1] ;
         call    map_gib                     ;
         lea     rax, [rbp + BZPACK_SCRATCH_PML4] ;
-        mov     cr3, rax                    ; our tables from here on
-        jmp     start_64.common             ; registers already 64-bit clean
-.la57:
-        lea     rcx, [msg_la57]             ;
-        jmp     early_error_64              ;
+        mov     cr3, rax                    ; these tables from here on
+        ret                                 ;
+
+; map_span: identity-map every GiB from r8 to r9 (its last byte) through
+; map_gib.  Clobbers rax, rcx, rdx, r8; advances r10.
+map_span:
+        mov     rax, r8                     ;
+        call    map_gib                     ;
+        add     r8, 1 << 30                 ;
+        and     r8, -(1 << 30)              ; the next GiB, until past the end
+        cmp     r8, r9                      ;
+        jbe     map_span                    ;
+        ret                                 ;
 
 ; map_gib: identity-map the GiB holding physical address rax with 2 MiB
 ; pages through the next spare page directory (r10), unless it is mapped.
@@ -221,10 +274,17 @@ start_64:
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)
-        mov     r12, rdi                    ; boot_params survives the call (callee-saved)
         and     rsp, -16                    ; SysV call alignment
-        call    stub_main                   ; rax = kernel entry (errors halt in C)
-        mov     rsi, r12                    ; rsi = boot_params
+        call    stub_main                   ; never returns: enter_kernel or a halt
+
+; enter_kernel(entry = rdi, boot_params = rsi), SysV: stub_main's last
+; call, made from wherever the stub runs by then (a copy of it high in
+; init_size when the image lay where the kernel goes: this code too is
+; position independent).  The boot protocol's 64-bit hand-off, our page
+; tables identity-mapping 0-4 GiB.
+        global  enter_kernel
+enter_kernel:
+        mov     rax, rdi                    ; the kernel's entry; rsi = boot_params
         xor     ebx, ebx                    ; nothing else is promised; clear the rest
         xor     edi, edi                    ;
         xor     ebp, ebp                    ;
@@ -234,6 +294,8 @@ start_64:
         HEAD_DATA CODE64_DESCRIPTOR         ; after the 64-bit entry: startup_32's part must fit below it
 msg_out_of_reach:
         db      "bzpack: error: image or boot_params beyond what the 64-bit entry maps (512 GiB)", 10, 0
+msg_unmapped:
+        db      "bzpack: error: scratch outside the loader's map, and no room to map it", 10, 0
 msg_la57:
         db      "bzpack: error: 5-level paging at the 64-bit entry is not supported", 10, 0
 msg_no_long_mode:

@@ -8,18 +8,20 @@
  *   2. check the memory plan against what the loader told us: the kernel's
  *      range and our scratch must be RAM and must not hold boot_params, the
  *      command line, the initrd or setup_data; a kernel with a relocation
- *      table goes to a random slot that passes the same checks (kaslr.c);
- *   3. move the compressed payload out of the kernel's way if they overlap;
+ *      table goes to a random slot that passes the same checks (kaslr.c),
+ *      or with nokaslr to the run base (bzpack_run_base());
+ *   3. if the image lies where the kernel goes, get out of its way: the
+ *      stub copies itself high in init_size and runs on from the copy,
+ *      and the payload moves to the in-place offset the packer found by
+ *      simulating this very decode, close behind the output's end;
  *   4. verify the payload's CRC32C;
  *   5. decompress straight to where the kernel runs, exactly out_size, the
  *      decoder's tables and state in the workspace the packer reserved
- *      right after our scratch: the kernel's link address or, when it has
- *      a relocation table, its random slot, or with nokaslr as far from
- *      our load address as the packer planned it from BZPACK_LOAD_ADDR;
+ *      right after our scratch;
  *   6. check the relocation table (CRC32C, then every entry) and only
  *      then apply it; clear the kernel's bss;
- *   7. print the report line and hand the entry point back to the head,
- *      which jumps as the boot protocol says.
+ *   7. print the report line and enter the kernel through the head's
+ *      enter_kernel, as the boot protocol says.
  *
  * Any failure prints "bzpack: error: <reason>" and halts: we never jump
  * into a kernel we could not fully decompress and verify.
@@ -78,18 +80,6 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 	if (hdr->entry < hdr->out_addr || hdr->entry - hdr->out_addr >= hdr->out_size - hdr->relocs_size)
 		return "kernel entry point lies outside the kernel";
 	return 0;
-}
-
-/* Where the kernel runs: its link address, or, relocatable, the same
- * distance from our load address as from BZPACK_LOAD_ADDR, aligned up as
- * the kernel needs (Linux's decompressor likewise aligns its load
- * address up and runs the kernel there). */
-static uint64_t kernel_address(const struct bzpack_header *hdr, uint64_t load)
-{
-	if (!hdr->relocs_size)
-		return hdr->out_addr;
-	uint64_t a = load + (hdr->out_addr - BZPACK_LOAD_ADDR);
-	return (a + hdr->out_align - 1) & ~(uint64_t)(hdr->out_align - 1);
 }
 
 /* The table at the end of the output: its CRC, then every entry, and
@@ -214,7 +204,41 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 	return 0;
 }
 
-uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
+/* What the rest of the boot needs, handed to stub_finish: in the stub
+ * as loaded or in its copy (then every pointer into the stub is the
+ * copy's). */
+struct finish {
+	const struct bzpack_header *hdr;
+	const struct crc32c_table *crc;
+	struct boot_params *bp;
+	const uint8_t *payload;         /* where it is now */
+	uint8_t *moved;                 /* where it must go first; NULL: stays */
+	uint8_t *kernel;
+	uint64_t delta;                 /* the relocation table's shift */
+	void *workspace;
+	struct kaslr where;
+	struct stub_times t;
+};
+
+/* 3 (the move), 4, 5, 6, 7.  Runs from wherever the stub is by now, so it
+ * calls only code that needs no load address (not memory.c, which reads
+ * it): the copy's own. */
+__attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
+{
+	uint64_t t0 = read_tsc();
+	if (f->moved)
+		f->payload = memmove(f->moved, f->payload, f->hdr->payload_size);
+	f->t.move = read_tsc() - t0;
+
+	const char *detail;
+	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, &f->t, &detail);
+	if (why)
+		fail(why, detail);
+	stub_report(f->hdr, f->bp, &f->where, &f->t);
+	enter_kernel((uintptr_t)(f->kernel + (f->hdr->entry - f->hdr->out_addr)), f->bp);
+}
+
+void stub_main(struct boot_params *bp, uint64_t t_start)
 {
 	const struct bzpack_header *hdr = (const void *)_stub_end;
 	const uint8_t *payload = _stub_end + sizeof(*hdr);
@@ -227,51 +251,61 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 		fail(why, "");
 
 	/* 2. The plan the packer wrote, against what the loader did.  We run
-	 * wherever the loader put us (load); the kernel goes to its own
-	 * address, moved with us, or to a random one (kaslr.c). */
+	 * wherever the loader put us (load); the plan counts from the run
+	 * base; the kernel runs there or at a random slot (kaslr.c). */
 	uint64_t load = (uintptr_t)startup_32;
+	uint64_t base = bzpack_run_base(hdr, load);
 	uint64_t image_end = load + (uint64_t)bp->hdr.syssize * 16;
 	uint64_t kernel_size = hdr->out_size - hdr->relocs_size;
 	/* The table is decompressed after the kernel's bytes, into its bss. */
 	uint64_t kernel_mem = hdr->out_size > kernel_size + hdr->zero_size ? hdr->out_size
 									  : kernel_size + hdr->zero_size;
+	uint64_t stub_bytes = (uintptr_t)payload - load; /* the stub and its header */
 	struct mem_range stub = { load, (uintptr_t)payload };
 	struct mem_range src = { (uintptr_t)payload, (uintptr_t)payload + hdr->payload_size };
-	/* Our scratch: the heads' page tables and stack, then the decoder's
-	 * workspace; the two are planned, checked and avoided as one. */
-	struct mem_range scratch = { load + hdr->scratch_offset,
-				     load + hdr->scratch_offset + BZPACK_SCRATCH_SIZE + hdr->workspace_size };
-	void *workspace = (void *)(uintptr_t)(scratch.start + BZPACK_SCRATCH_SIZE);
+	/* Our scratch: the heads' page tables and stack, the decoder's
+	 * workspace, room for a copy of the stub; planned, checked and
+	 * avoided as one. */
+	uint64_t scratch_start = base + hdr->scratch_offset;
+	uint64_t copy_at = scratch_start + BZPACK_SCRATCH_SIZE + hdr->workspace_size;
+	struct mem_range scratch = { scratch_start, base + hdr->init_size };
+	struct mem_range in_place = { base + hdr->inplace_offset, base + hdr->inplace_offset + hdr->payload_size };
+	void *workspace = (void *)(uintptr_t)(scratch_start + BZPACK_SCRATCH_SIZE);
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
-	struct mem_range image = { load, src.end }, moved = { 0, 0 };
+	if (copy_at + stub_bytes > scratch.end || in_place.end > scratch.start || in_place.start < base ||
+	    kernel_mem > hdr->scratch_offset)
+		fail("memory plan in the header is inconsistent", "");
+	struct mem_range image = { load, src.end };
 	why = memory_check_setup_data(bp);
 	if (why)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
 
 	const struct mem_range ours[] = { image, scratch };
-	struct kaslr where;
-	kaslr_choose(bp, hdr, kernel_address(hdr, load), kernel_mem, ours, 2, &where);
-	uint64_t kernel = where.phys;
+	struct finish f = { .hdr = hdr, .crc = &crc, .bp = bp, .payload = payload, .workspace = workspace,
+			    .t = { .start = t_start } };
+	kaslr_choose(bp, hdr, base, kernel_mem, ours, 2, &f.where);
+	uint64_t kernel = f.where.phys;
 	struct mem_range out = { kernel, kernel + kernel_mem };
-	if (out.start < LOW_MEMORY_END || ranges_overlap(out, stub))
-		fail("kernel would overwrite low memory or this stub", "");
+	if (out.start < LOW_MEMORY_END)
+		fail("kernel would overwrite low memory", "");
 	if ((uintptr_t)(out.end - 1) != out.end - 1)   /* a 32-bit stub moving its kernel past 4 GiB */
 		fail("kernel would run above the addresses this stub reaches", "");
 	if (ranges_overlap(scratch, image) || ranges_overlap(scratch, out))
 		fail("scratch memory overlaps the image or the kernel", "");
 
-	/* 3. The payload must not be overwritten before it has been read:
-	 * if the kernel overlaps it, it moves to the room the packer reserved
-	 * right above the scratch and workspace (init_size covers it) or, if
-	 * the loader put something there, further up. */
-	if (ranges_overlap(src, out)) {
-		const struct mem_range avoid[] = { image, out, scratch };
-		uint64_t to = memory_find_free(bp, scratch.end, hdr->payload_size, MOVE_ALIGN, avoid, 3);
-		if (!to)
-			check_range(bp, "payload move", (struct mem_range){ scratch.end, scratch.end + hdr->payload_size });
-		moved = (struct mem_range){ to, to + hdr->payload_size };
+	/* 3. The image must not be overwritten before it has been read.  A
+	 * random slot avoids it; at the run base, a payload in the kernel's
+	 * way moves to its in-place offset (and if the stub itself is in the
+	 * way, the stub to the room at the top of init_size first). */
+	int move_stub = ranges_overlap(stub, out);
+	struct mem_range moved = { 0, 0 };
+	if (move_stub || ranges_overlap(src, out)) {
+		if (kernel != base)
+			fail("image lies where the randomised kernel goes", "");
+		moved = in_place;
+		f.moved = (uint8_t *)(uintptr_t)in_place.start;
 	}
 	/* setup_data in the way (QEMU appends a -dtb right after the image,
 	 * init_size or not) is copied clear of everything and relinked. */
@@ -280,24 +314,27 @@ uintptr_t stub_main(struct boot_params *bp, uint64_t t_start)
 	if (why)
 		fail(why, "");
 	check_range(bp, "kernel range", out);
-
-	struct stub_times t = { .start = t_start };
-	uint64_t t0 = read_tsc();
 	if (moved.end)
-		payload = memmove((void *)(uintptr_t)moved.start, payload, hdr->payload_size);
-	t.move = read_tsc() - t0;
+		check_range(bp, "payload move", moved);
 
-	/* 4, 5, 6. */
 	/* i386 kernels move by the physical distance; x86_64 kernels find
 	 * their physical address themselves, and their table moves their
 	 * virtual addresses. */
-	const char *detail;
-	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)kernel,
-			  hdr->bits == 32 ? kernel - hdr->out_addr : where.virt_delta, workspace, &t, &detail);
-	if (why)
-		fail(why, detail);
+	f.kernel = (uint8_t *)(uintptr_t)kernel;
+	f.delta = hdr->bits == 32 ? kernel - hdr->out_addr : f.where.virt_delta;
+	if (!move_stub)
+		stub_finish(&f);
 
-	/* 7. */
-	stub_report(hdr, bp, &where, &t);
-	return (uintptr_t)(kernel + (hdr->entry - hdr->out_addr));
+	/* The stub and its header to the top of init_size, then on from
+	 * there: stub_finish as copied, with the header, the report's strings
+	 * and the code all the copy's (the stub is position independent; its
+	 * stack is in the scratch, which stays put). */
+	uintptr_t shift = (uintptr_t)(copy_at - load);
+	memcpy((void *)(uintptr_t)copy_at, startup_32, stub_bytes);
+	f.hdr = (const void *)((uintptr_t)hdr + shift);
+	if (f.where.off)
+		f.where.off += shift;
+	void (*finish_in_copy)(struct finish *) = (void (*)(struct finish *))((uintptr_t)stub_finish + shift);
+	finish_in_copy(&f);
+	__builtin_unreachable();
 }

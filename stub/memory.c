@@ -12,14 +12,14 @@ extern const uint8_t startup_32[];      /* the heads: the load address */
 extern const uint8_t _stub_end[];       /* our header */
 
 /* May the stub write r, as far as its page tables go?  The heads map
- * 0-4 GiB and, wherever a 64-bit loader put the image, all of
- * [load address, + init_size), the memory the loader reserved for it. */
+ * 0-4 GiB and, wherever a 64-bit loader put the image, the image and
+ * [run base, + init_size), the memory the loader reserved for it. */
 static int reachable(struct mem_range r)
 {
 	const struct bzpack_header *hdr = (const void *)_stub_end;
-	uint64_t load = (uintptr_t)startup_32;
+	uint64_t load = (uintptr_t)startup_32, base = bzpack_run_base(hdr, load);
 
-	return r.end <= ADDR_LIMIT || (r.start >= load && r.end <= load + hdr->init_size);
+	return r.end <= ADDR_LIMIT || (r.start >= base && r.end <= base + hdr->init_size);
 }
 
 /* Is all of r covered by RAM entries?  Adjacent or overlapping entries

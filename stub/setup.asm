@@ -162,26 +162,43 @@ check_stub:
         mov     ebx, [SETUP_HDR_payload_offset] ; the bzpack_header ends where
         sub     ebx, BZPACK_HEADER_SIZE     ; the payload starts: is it loaded?
         jb      real_mode_error             ;
-        cmp     ebx, 0xffff - 0x10 - 4      ; within reach of FFFF:xxxx
+        cmp     ebx, 0xffff - 0x10 - BZPACK_HEADER_SIZE ; all of it within reach of FFFF:xxxx
         ja      real_mode_error             ;
         cmp     dword [fs:bx + 0x10], BZPACK_MAGIC
         jne     real_mode_error             ;
         ret
 
 ; check_memory: the stub puts its stack and page tables high in
-; [BZPACK_LOAD_ADDR, + init_size) before any C runs, so that range must be
-; RAM.  The rule is the stub's (memory.c is_ram): E820 RAM entries cover
-; it, adjacent or overlapping ones together (firmware may split RAM into
-; several entries).  Each pass over the map extends what is known to be
-; RAM from the load address; a pass that extends nothing leaves a hole.
-; (A 32-bit loader such as GRUB allocates init_size itself.)  Clobbers
-; eax, ebx, ecx, edx, ebp, di, si.
+; [run base, + init_size) before any C runs, so that range must be RAM, and
+; so must the image at BZPACK_LOAD_ADDR.  With the image here the run base
+; is the kernel's address, out_addr (the packer plans it so: a relocatable
+; kernel's address is 1 MiB or more and aligned; bzpack_run_base()).  The
+; rule is the stub's (memory.c is_ram): E820 RAM entries cover a range,
+; adjacent or overlapping ones together (firmware may split RAM into
+; several entries).  (A 32-bit loader such as GRUB allocates init_size
+; itself.)  In: fs:bx + 0x10 = our header (check_stub).  Clobbers eax,
+; ebx, ecx, edx, ebp, di, si.
 check_memory:
         mov     si, msg_no_memory           ;
+        mov     ebp, [fs:bx + 0x10 + BZHDR_out_addr] ; ebp = the run base
         mov     ebx, [SETUP_HDR_init_size]  ;
-        add     ebx, BZPACK_LOAD_ADDR       ; ebx = end of what we need
+        add     ebx, ebp                    ; ebx = end of what we need there
         jc      real_mode_error             ; past 4 GiB: never RAM we can use
-        mov     ebp, BZPACK_LOAD_ADDR       ; ebp = RAM known up to here
+        call    check_ram                   ;
+        mov     ebx, [SETUP_HDR_syssize]    ; the image: syssize * 16 bytes
+        cmp     ebx, 0x10000000             ;   (below 4 GiB: no overflow)
+        jae     real_mode_error             ;
+        shl     ebx, 4                      ;
+        mov     ebp, BZPACK_LOAD_ADDR       ;
+        add     ebx, ebp                    ;
+        jc      real_mode_error             ;
+        ; fall through: check_ram returns for us
+
+; check_ram: is [ebp, ebx) RAM?  Each pass over the map extends what is
+; known to be RAM from ebp; a pass that extends nothing leaves a hole, and
+; a hole ends in real_mode_error with the message at si.  Clobbers eax,
+; ecx, edx, ebp, di.
+check_ram:
 .pass:
         cmp     ebp, ebx                    ; all of it known?
         jae     .ok                         ;
@@ -264,7 +281,7 @@ msg_a20:
 msg_bad_setup_header:
         db      "setup_header damaged (boot_flag or HdrS)", 10, 0
 msg_no_memory:
-        db      "not enough memory: E820 RAM does not cover 0x100000 + init_size", 10, 0
+        db      "not enough memory: E820 RAM does not cover the image and init_size from the kernel's address", 10, 0
 msg_code32_start:
         db      "code32_start is not 0x100000 (damaged header, or a loader hook bzpack does not take)", 10, 0
 msg_no_stub:

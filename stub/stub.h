@@ -19,8 +19,10 @@ extern const struct stub_codec stub_codec;
 enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
 			       void *workspace);
 
-/* main.c: called by head_32.asm / head_64.asm; returns the kernel entry. */
-uintptr_t stub_main(struct boot_params *bp, uint64_t t_start);
+/* main.c: called by head_32.asm / head_64.asm; ends in enter_kernel. */
+__attribute__((noreturn)) void stub_main(struct boot_params *bp, uint64_t t_start);
+/* head_32.asm / head_64.asm: the boot protocol's hand-off to the kernel. */
+__attribute__((noreturn)) void enter_kernel(uintptr_t entry, struct boot_params *bp);
 
 /* What main.c's boot story shares with the EFI entry (efi.c).  Failures
  * come back as a reason (and a detail), for each path to report its way. */

@@ -357,7 +357,7 @@ int main(int argc, char **argv)
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
-	if (image_build(&k, codec, &payload, cmdline, &image, &layout, &err) < 0)
+	if (image_build(&k, codec, &payload, cmdline, autos.progress, &image, &layout, &err) < 0)
 		goto out;
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)

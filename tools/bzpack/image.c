@@ -4,12 +4,11 @@
  *            | its CRC32C | pad to a sector | .reloc sector (64-bit)] real-mode part
  *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
- *           loaders put it; others may put it anywhere, and everything
- *           below moves with it, the kernel too when it has a relocation
- *           table); the kernel at its own physical addresses, plus up to
- *           its alignment when it moves; above both, the stub's scratch,
- *           then the decoder's workspace, and above that the moved payload
- *           when it overlaps the kernel.
+ *           loaders put it; others may put it anywhere); from the run
+ *           base (the kernel's address, bzpack_format.h): the kernel,
+ *           the payload's in-place offset, and above both the stub's
+ *           scratch, the decoder's workspace and room for a copy of the
+ *           stub.  init_size counts from the run base.
  *
  * A stub with an EFI entry (the 64-bit ones) makes the file a PE32+ EFI
  * application too: pe.c writes its headers into sector 0.  32-bit kernels
@@ -24,6 +23,7 @@
 #include "bzpack_format.h"
 #include "codecs.h"
 #include "crc32c.h"
+#include "inplace.h"
 #include "pe.h"
 #include "stubs.h"
 
@@ -34,7 +34,7 @@
 #define LOADER_DATA_GAP       (1u << 20)   /* room for a loader's -dtb after the image */
 
 static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
-		uint64_t setup_size, const struct buffer *payload, struct image_layout *l,
+		uint64_t setup_size, const struct buffer *payload, int progress, struct image_layout *l,
 		struct error *err)
 {
 	memset(l, 0, sizeof(*l));
@@ -44,32 +44,41 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	l->payload_size = payload->size;
 	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size, 16);
 	l->image_end = BZPACK_LOAD_ADDR + l->prot_size;
-	l->out_start = k->addr;
-	/* The table is decompressed after the kernel's bytes, into its bss;
-	 * a kernel that moves is aligned up, by less than its alignment (the
-	 * image is 4 KiB aligned). */
-	uint64_t bss_end = k->addr + kernel_size(k) + k->zero_size;
-	l->out_end = k->addr + k->blob.size > bss_end ? k->addr + k->blob.size : bss_end;
-	if (k->relocs_size)
-		l->out_end += k->align - BZPACK_LOAD_ALIGN;
+	if (k->addr < BZPACK_LOAD_ADDR)
+		return fail_with(err, "kernel at 0x%llx would overwrite low memory (below 1 MiB)",
+				 (unsigned long long)k->addr);
+	if (k->relocs_size && k->addr % k->align)
+		return fail_with(err, "kernel at 0x%llx is not aligned to its alignment 0x%llx",
+				 (unsigned long long)k->addr, (unsigned long long)k->align);
+	/* The run base for the image at BZPACK_LOAD_ADDR: the kernel's own
+	 * address (bzpack_run_base(): max(load, link address), aligned). */
+	l->base = k->addr;
+	/* The table is decompressed after the kernel's bytes, into its bss. */
+	uint64_t bss_end = kernel_size(k) + k->zero_size;
+	l->kernel_mem = k->blob.size > bss_end ? k->blob.size : bss_end;
+	if (inplace_offset(codec, payload, &k->blob, progress, &l->inplace_offset, err) < 0)
+		return -1;
 
-	uint64_t payload_start = BZPACK_LOAD_ADDR + stub->size + BZPACK_HEADER_SIZE;
-	if (l->out_start < payload_start)
-		return fail_with(err, "kernel at 0x%llx would overwrite the boot stub at 0x%x-0x%llx",
-				 (unsigned long long)l->out_start, BZPACK_LOAD_ADDR,
-				 (unsigned long long)payload_start);
-	l->moves_payload = l->out_start < l->image_end;
-	/* QEMU appends setup_data (a -dtb) right after the image, init_size
-	 * or not, and the heads use the scratch before C can look: keep a gap
-	 * after the image when nothing else separates the two. */
-	uint64_t after_image = l->image_end + LOADER_DATA_GAP;
-	l->scratch = align_up(after_image > l->out_end ? after_image : l->out_end, 4096);
-	uint64_t end = l->scratch + BZPACK_SCRATCH_SIZE + l->workspace_size;
-	if (l->moves_payload)
-		end += align_up(payload->size, 16);
+	/* Above the kernel and the payload in place, the scratch.  When a
+	 * loader puts the image at the run base (GRUB and kexec take
+	 * pref_address), the whole image must lie below the scratch too; at
+	 * BZPACK_LOAD_ADDR (QEMU), below it with a gap, because QEMU appends
+	 * setup_data (a -dtb) right after the image, init_size or not, and
+	 * the heads use the scratch before C can move it. */
+	uint64_t top = l->kernel_mem;
+	if (l->inplace_offset + payload->size > top)
+		top = l->inplace_offset + payload->size;
+	if (l->prot_size > top)
+		top = l->prot_size;
+	if (l->image_end + LOADER_DATA_GAP > l->base + top)
+		top = l->image_end + LOADER_DATA_GAP - l->base;
+	l->scratch = align_up(l->base + top, 4096);
+	/* Then the decoder's workspace, then room for a copy of the stub. */
+	l->stub_copy = l->scratch + BZPACK_SCRATCH_SIZE + l->workspace_size;
+	uint64_t end = l->stub_copy + align_up(stub->size + BZPACK_HEADER_SIZE, 4096);
 	if (end > ADDR_LIMIT)
 		return fail_with(err, "image needs memory up to 0x%llx, above 4 GiB", (unsigned long long)end);
-	l->init_size = end - BZPACK_LOAD_ADDR;
+	l->init_size = end - l->base;
 	return 0;
 }
 
@@ -104,7 +113,9 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->cmdline_size = CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
-	h->pref_address = BZPACK_LOAD_ADDR;
+	/* Where the kernel runs: a loader that puts the image there lets the
+	 * stub decompress in place, and init_size counts from there. */
+	h->pref_address = l->base;
 	h->init_size = (uint32_t)l->init_size;
 	h->kernel_info_offset = (uint32_t)(l->stub_size + offsetof(struct bzpack_header, kernel_info));
 	if (l->efi_handover) {
@@ -138,7 +149,8 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->out_size = (uint32_t)k->blob.size;
 	h->zero_size = (uint32_t)k->zero_size;
 	h->entry = k->entry;
-	h->scratch_offset = (uint32_t)(l->scratch - BZPACK_LOAD_ADDR);
+	h->scratch_offset = (uint32_t)(l->scratch - l->base);
+	h->inplace_offset = (uint32_t)l->inplace_offset;
 	h->scratch_offset_check = ~h->scratch_offset;
 	h->init_size = (uint32_t)l->init_size;
 	h->workspace_size = (uint32_t)l->workspace_size;
@@ -161,7 +173,8 @@ static int read_stub_info(const struct buffer *stub, struct stub_info *si, struc
 }
 
 int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		const char *cmdline, struct buffer *image, struct image_layout *l, struct error *err)
+		const char *cmdline, int progress, struct buffer *image, struct image_layout *l,
+		struct error *err)
 {
 	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits);
 	char version[KERNEL_VERSION_MAX + 64];
@@ -189,7 +202,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX ||
 	    k->align > UINT32_MAX)
 		return fail_with(err, "kernel too large");
-	if (plan(k, codec, &stub, setup_size, payload, l, err) < 0)
+	if (plan(k, codec, &stub, setup_size, payload, progress, l, err) < 0)
 		return -1;
 	l->efi_entry = si.efi_entry;
 	l->efi_handover = si.efi_handover;
@@ -242,15 +255,17 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 	fprintf(out, "overhead:  %llu bytes (setup + stub + header)\n", (unsigned long long)overhead);
 	fprintf(out, "image:     %llu bytes, protected-mode part ends at 0x%llx\n",
 		(unsigned long long)(l->setup_size + l->prot_size), (unsigned long long)l->image_end);
-	fprintf(out, "scratch:   0x%llx-0x%llx, decoder workspace %llu bytes after it%s\n",
+	fprintf(out, "in place:  the payload %llu bytes after the kernel's start when it must move "
+		"(margin %lld bytes past the output's end)\n", (unsigned long long)l->inplace_offset,
+		(long long)(l->inplace_offset + l->payload_size) - (long long)k->blob.size);
+	fprintf(out, "scratch:   0x%llx-0x%llx, decoder workspace %llu bytes after it, then room for the stub\n",
 		(unsigned long long)l->scratch, (unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
-		(unsigned long long)l->workspace_size,
-		l->moves_payload ? ", payload moved above both before decompression" : "");
+		(unsigned long long)l->workspace_size);
 	if (k->relocs_size)
 		fprintf(out, "relocs:    %llu bytes: the kernel moves with the image, aligned to 0x%llx\n",
 			(unsigned long long)k->relocs_size, (unsigned long long)k->align);
 	else
 		fprintf(out, "relocs:    none: the kernel runs at its link address wherever the image is\n");
-	fprintf(out, "init_size: 0x%llx (%llu bytes)\n", (unsigned long long)l->init_size,
-		(unsigned long long)l->init_size);
+	fprintf(out, "init_size: 0x%llx (%llu bytes) from 0x%llx, where the kernel runs\n",
+		(unsigned long long)l->init_size, (unsigned long long)l->init_size, (unsigned long long)l->base);
 }

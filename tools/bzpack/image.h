@@ -15,18 +15,22 @@ struct image_layout {
 	uint64_t payload_size;     /* compressed */
 	uint64_t prot_size;        /* stub + header + payload, 16-byte units */
 	uint64_t image_end;        /* BZPACK_LOAD_ADDR + prot_size */
-	uint64_t out_start, out_end; /* the kernel's memory, bss included */
+	uint64_t base;             /* the run base with the image at BZPACK_LOAD_ADDR: the kernel's address */
+	uint64_t kernel_mem;       /* the kernel's memory from there, bss (and table) included */
+	uint64_t inplace_offset;   /* from base: where a payload that must move goes (inplace.c) */
 	uint64_t scratch;          /* page tables + stack */
 	uint64_t workspace_size;   /* the decoder's, right after the scratch */
-	int moves_payload;         /* the payload overlaps the kernel's memory */
-	uint64_t init_size;        /* from BZPACK_LOAD_ADDR to the last byte we touch */
+	uint64_t stub_copy;        /* room for the stub, right after the workspace */
+	uint64_t init_size;        /* from base to the last byte we touch */
 	uint32_t efi_entry;        /* the stub's PE entry, from the protected-mode part; 0: none */
 	uint32_t efi_handover;     /* its EFI handover entry, likewise */
 };
 
-/* cmdline: the default command line of the EFI entry ("" for none). */
+/* cmdline: the default command line of the EFI entry ("" for none);
+ * progress: say on stderr what takes a while (the in-place simulation). */
 int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		const char *cmdline, struct buffer *image, struct image_layout *layout, struct error *err);
+		const char *cmdline, int progress, struct buffer *image, struct image_layout *layout,
+		struct error *err);
 
 void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,
 			const struct image_layout *l);
