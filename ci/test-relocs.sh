@@ -79,8 +79,10 @@ for spec in "amd64 64 0x200000" "i386 32 0x2000"; do
 		fail "pack Debian $arch" "$out"; continue
 	fi
 	info=$($BZPACK --info "$img" 2>&1)
-	check "Debian $arch image: the kernel moves with the image, aligned to $align" \
-		grep -q "^kernel: .*moves with the image (aligned to $align)" <<<"$info"
+	check "Debian $arch image: the kernel is relocatable, aligned to $align" \
+		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to $align" <<<"$info"
+	check "Debian $arch image: pref_address is the kernel's 16 MiB" \
+		grep -q "^load address: .*pref_address 0x1000000, relocatable" <<<"$info"
 	check "Debian $arch image: relocatable, kernel_alignment $align" \
 		grep -q "^load address: .*, relocatable (alignment $align)" <<<"$info"
 	check "Debian $arch image: --info gives the table's size and CRC" \

@@ -14,7 +14,10 @@
  *   wrong size a dst_len shorter or longer than the input is not DECODE_OK;
  *   truncated  the block cut at several points is not DECODE_OK (except
  *              for an empty input, where nothing can be lost);
- *   bit flips  any status will do, but it must be a decode_status.
+ *   bit flips  any status will do, but it must be a decode_status;
+ *   in place   at the default level: the payload decodes in place at the
+ *              offset tools/bzpack/inplace.c finds, and a grain below
+ *              what it found as the minimum it does not.
  *
  * Every decoder call gets its own src, dst and workspace in mappings with
  * an inaccessible page on each side, twice: once with each buffer ending
@@ -41,6 +44,7 @@
 #include <unistd.h>
 
 #include "codecs.h"
+#include "inplace.h"
 #include "testlib.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -491,6 +495,49 @@ static void check_roundtrip(const struct codec *c, int level, const struct input
 	end_case(case_name);
 }
 
+/* The in-place margin (tools/bzpack/inplace.c): the payload at the offset
+ * found decodes in place, exactly; and the simulation found a real
+ * boundary: one grain below the minimum it found (the offset less its
+ * slack), the output overtakes input not yet read and the decode goes
+ * wrong.  Inputs whose payload may end with the output (the search's
+ * floor, out - in) have no boundary above the floor to find. */
+static unsigned in_place_boundaries;   /* cases that checked one */
+
+static void check_in_place(const struct codec *c, const struct input *in)
+{
+	const size_t n = in->data.size;
+	struct buffer blk = { NULL, 0 };
+	struct error err = { "" };
+	uint64_t d;
+
+	begin_named_case("%s/in-place/%s", c->name, in->name);
+	if (codec_compress(c, LEVEL_DEFAULT, &in->data, &blk, &err) != 0) {
+		failf("codec_compress: %s", err.msg);
+	} else if (inplace_offset(c, &blk, &in->data, 0, &d, &err) != 0) {
+		failf("inplace_offset: %s", err.msg);
+	} else {
+		uint64_t floor = n > blk.size ? (n - blk.size) & ~(uint64_t)(INPLACE_GRAIN - 1) : 0;
+		uint8_t *buf = xmalloc(d + blk.size + 1);
+		memcpy(buf + d, blk.data, blk.size);
+		int st = codec_decode(c, buf + d, blk.size, buf, n);
+		if (st != DECODE_OK || (n && memcmp(buf, in->data.data, n) != 0))
+			failf("at offset %llu: %s%s", (unsigned long long)d, status_str(st),
+			      st == DECODE_OK ? ", output differs" : "");
+		if (!case_failed && d - INPLACE_SLACK >= floor + INPLACE_GRAIN) {
+			uint64_t below = d - INPLACE_SLACK - INPLACE_GRAIN;
+			in_place_boundaries++;
+			memcpy(buf + below, blk.data, blk.size);
+			st = codec_decode(c, buf + below, blk.size, buf, n);
+			if (st == DECODE_OK && memcmp(buf, in->data.data, n) == 0)
+				failf("also decodes at %llu, a grain below the minimum found: not minimal",
+				      (unsigned long long)below);
+		}
+		free(buf);
+	}
+	free(blk.data);
+	end_case(case_name);
+}
+
 int main(int argc, char **argv)
 {
 	static struct input inputs[32];
@@ -546,6 +593,19 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < n_inputs; k++)
 				check_roundtrip(c, levels[l], &inputs[k]);
 		}
+		in_place_boundaries = 0;
+		for (size_t k = 0; k < n_inputs; k++)
+			check_in_place(c, &inputs[k]);
+		/* Some input must have had a boundary above the floor, or the
+		 * minimality was never checked for this codec; except for the
+		 * stored payload, which is its own output: a copy down runs in
+		 * place from the floor (offset 0). */
+		begin_named_case("%s/in-place/boundaries", c->name);
+		if (c->id == BZPACK_CODEC_none ? in_place_boundaries != 0 : !in_place_boundaries)
+			failf("%u inputs had an in-place boundary to check", in_place_boundaries);
+		else
+			printf("note: %s: in-place boundary checked on %u inputs\n", c->name, in_place_boundaries);
+		end_case(case_name);
 	}
 
 	for (size_t k = 0; k < n_inputs; k++)

@@ -25,7 +25,8 @@
 # and, native and ASan only,
 #   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
-#             truncations, bit flips (tests/test_codecs.c).  Not -m32: the
+#             truncations, bit flips, and the in-place margin
+#             (tools/bzpack/inplace.c) found and minimal (tests/test_codecs.c).  Not -m32: the
 #             compressors link the packer's libraries, and Debian's i386
 #             builds of them are not always installable beside the amd64
 #             ones (Multi-Arch: same wants equal versions, and security
@@ -83,7 +84,7 @@ TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
-TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) \
+TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/bzpack/inplace.c \
 	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan

@@ -343,6 +343,7 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 	fputc('\n', o);
 	if (i->protocol >= PROTOCOL_PREF_ADDRESS)
 		fprintf(o, ROW "0x%x (%u bytes)\n", "init_size:", i->init_size, i->init_size);
+	/* (counted from where the kernel runs: boot.rst's runtime start) */
 	fprintf(o, ROW "offset 0x%x in the protected-mode part, %u bytes\n", "payload:",
 		i->payload_offset, i->payload_length);
 	fprintf(o, ROW "%s\n", "codec:", i->codec ? i->codec : "unknown");
@@ -361,9 +362,14 @@ void bzimage_print_info(FILE *o, const struct bzimage_info *i)
 		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed), ", "kernel:", h->out_addr,
 			(unsigned long long)h->out_addr + size + h->zero_size, size, h->zero_size);
 		if (h->relocs_size)
-			fprintf(o, "moves with the image (aligned to 0x%x)\n", h->out_align);
+			fprintf(o, "relocatable: runs at max(load address, 0x%x) aligned to 0x%x, "
+				"or randomised\n", h->out_addr, h->out_align);
 		else
 			fprintf(o, "fixed: runs at its link address\n");
+		fprintf(o, ROW "from where the kernel runs: payload moved to +0x%x when the image is "
+			"in the way (margin %lld bytes), scratch at +0x%x, workspace %u bytes\n", "in place:",
+			h->inplace_offset, (long long)h->inplace_offset + h->payload_size - h->out_size,
+			h->scratch_offset, h->workspace_size);
 		fprintf(o, ROW, "relocations:");
 		if (h->relocs_size)
 			fprintf(o, "%u bytes, CRC32C 0x%08x, virtual address 0x%llx\n", h->relocs_size,

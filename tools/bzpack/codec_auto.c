@@ -7,8 +7,7 @@
  *
  * none is not a candidate.  The model credits it with this host's memcpy
  * and charges nothing for what grows with the image: the stub's CRC32C of
- * the payload, the loader's own copy, and memory (a stored Debian amd64
- * kernel needs an init_size of 131 MiB against 73 MiB with lz4).  It would
+ * the payload and the loader's own copy of four times the bytes.  It would
  * pick none only at storage so fast that a few milliseconds of decoding
  * outweigh reading four times the bytes, which is where those left-out
  * costs matter most.  A stored image is one -c none away. */
