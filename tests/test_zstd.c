@@ -656,7 +656,7 @@ int main(int argc, char **argv)
 		uint8_t *in = read_whole_file(argv[a], &n);
 
 		if (!in) {
-			printf("skip %s: cannot read it\n", argv[a]);
+			skip_case(argv[a], "cannot read it");
 			continue;
 		}
 		for (size_t l = 0; l < 4; l++) {
