@@ -586,6 +586,7 @@ def cmd_from_baseline(args):
         m["cells"][key] = {"codec": codec, "bits": bits, "payload": name, "payload_id": pid, "loader": loader,
                            "report": "bzpack: codec=%s in=1000 out=2000 cycles=%d move=0 verify=1 decompress=%d total=%d bits=%d entry=%s"
                                      % (codec, cycles, cycles, total, bits, "efi" if loader == OVMF else "16")}
+        derive(m["cells"][key])   # the numbers README's table shows
     # One cell per line, so a test can edit a cell with sed.
     print('{"codecs": %s, "codecs_from": "packer", "uefi": %s,\n "payloads": %s,\n "cells": {\n%s\n}}' % (
         json.dumps(m["codecs"]), json.dumps(m["uefi"]), json.dumps(m["payloads"]),
