@@ -37,10 +37,14 @@
 # QEMU's gdbstub, median of WALL_RUNS, for people.  Payloads: the test
 # kernels, and Debian's kernels when ci/fetch-debian.sh has cached them
 # (`bzpack bench` also times Linux's own decompressor on those).
+# Loaders: every image boots under QEMU's SeaBIOS (-kernel, the real-mode
+# entry); every 64-bit image also under OVMF (ci/ovmf.sh; the EFI entry,
+# cells CODEC/64/PAYLOAD/ovmf, icount only: `bzpack bench --ovmf`).  No
+# OVMF installed: those cells are skipped, counted and named, never passed.
 #
 # The gate fails closed: every baseline cell must be measured and within
 # 2%, or be explained by name (a Debian kernel not cached, or a different
-# Debian package than the baseline's); a measured cell missing from the
+# Debian package than the baseline's, or no OVMF); a measured cell missing from the
 # baseline, an unreadable baseline, a report line without a field: all
 # fail.  All JSON, and the report line, are read by ci/benchjson.py.
 set -uo pipefail
@@ -50,6 +54,8 @@ B=${B:-build}
 BZPACK=$B/bzpack
 BB=$B/bench
 . ci/pack-cache.sh              # PACK_CACHE_DIR: payloads shared with make test
+. ci/ovmf.sh                    # OVMF_CODE, OVMF_VARS, ovmf_missing
+OVMF_ABSENT=$(ovmf_missing)     # why there are no OVMF cells, or nothing
 BASELINE=${BENCH_BASELINE:-ci/baseline.json}
 TOLERANCE=2                    # percent
 WALL_RUNS=${WALL_RUNS:-5}
@@ -110,11 +116,16 @@ payload_id() {   # payload_id NAME FILE
 # this script's cell records (a cell it could not measure carries why).
 bench_payload() {   # bench_payload NAME BITS ID FILE "CODECS" RUNS RECORDS
 	local name=$1 bits=$2 id=$3 file=$4 codecs=$5 runs=$6 records=$7 json=$BB/$1.json status
+	local loaders=bios ovmf=()
+	if [ "$bits" = 64 ] && [ -z "$OVMF_ABSENT" ]; then
+		loaders=bios,ovmf ovmf=(--ovmf "$OVMF_CODE" --ovmf-vars "$OVMF_VARS")
+	fi
 	rm -f "$json"
-	"$BZPACK" bench --pack-cache "$PACK_CACHE_DIR" -c "$(echo $codecs | tr ' ' ,)" --runs "$runs" --qemu-timeout 300 --json "$json" "$file"
+	"$BZPACK" bench --pack-cache "$PACK_CACHE_DIR" -c "$(echo $codecs | tr ' ' ,)" --runs "$runs" --qemu-timeout 300 \
+		"${ovmf[@]}" --json "$json" "$file"
 	status=$?
 	[ $status -eq 0 ] || echo "bench: $name: bzpack bench exit $status" >&2
-	$JSON bench-records "$json" "$name" "$bits" "$id" "bzpack bench exit $status" $codecs >> "$records"
+	$JSON bench-records "$json" "$name" "$bits" "$id" "bzpack bench exit $status" "$loaders" $codecs >> "$records"
 }
 
 # measure OUT WALL: every cell into the measured file OUT (see
@@ -123,6 +134,7 @@ bench_payload() {   # bench_payload NAME BITS ID FILE "CODECS" RUNS RECORDS
 measure() {
 	local out=$1 wall=$2 records=$1.records codecs codec name bits external file id runs=0 clock=""
 	codecs=$(codec_list) || return 1
+	[ -n "$OVMF_ABSENT" ] && echo "bench: no OVMF cells: $OVMF_ABSENT" >&2
 	if [ "$wall" = 1 ]; then
 		clock=tcg runs=$WALL_RUNS
 		echo "wall clock: TCG, median of $WALL_RUNS boots from the stub's entry to the kernel's (gdbstub)"
@@ -146,6 +158,7 @@ measure() {
 		bench_payload "$name" "$bits" "$id" "$file" "$codecs" "$runs" "$records" || return 1
 	done 3< <(payloads)
 	$JSON collect "$records" "$out" codecs="$(echo $codecs)" codecs_from="$CODECS_FROM" \
+		uefi_code="$OVMF_CODE" uefi_absent="$OVMF_ABSENT" \
 		wall_clock="$clock" wall_runs="$([ "$wall" = 1 ] && echo "$WALL_RUNS")" || return 1
 	echo "wrote $out"
 }

@@ -2,9 +2,10 @@
 # --save/--check gate, Linux's own decompressor timed.  Sourced by
 # ci/test.sh (bash, ci/lib.sh: B, T, BZPACK, pass, fail, skip).
 #
-# Boots only the test kernels (fast under TCG) and, when cached, Debian's
-# amd64 vmlinuz with lz4 alone; the gate's checks use --runs 0 (icount
-# only), since the gate reads cycles and sizes, not the wall clock.
+# Boots only the test kernels (fast under TCG; lz4 under OVMF too) and,
+# when cached, Debian's amd64 vmlinuz with lz4 alone; the gate's checks use
+# --runs 0 (icount only), since the gate reads cycles and sizes, not the
+# wall clock.
 
 tc_dir=$T/bench-cmd
 rm -rf "$tc_dir"
@@ -78,6 +79,23 @@ if [ "$tc_status" -eq 2 ] && [ "$(wc -l < "$tc_dir/usage.out")" -eq 1 ]; then
 	fi
 else
 	fail "bench usage" "bad --runs: exit $tc_status, expected 2 with one line: $(head -c 300 "$tc_dir/usage.out")"
+fi
+
+# --- --ovmf needs --ovmf-vars (usage, exit 2); firmware that is not there
+# is bad input (exit 1), said before anything boots
+tc_run "bench --ovmf usage" "$tc_dir/ovmf-usage.out" bench --ovmf "$tc_dir/nosuch.fd" "$tc_k64"
+if [ "$tc_status" -ne 2 ] || ! tc_lines "bench --ovmf usage" "$tc_dir/ovmf-usage.out" "--ovmf and --ovmf-vars go together"; then
+	[ "$tc_status" -ne 2 ] && fail "bench --ovmf usage" "--ovmf alone: exit $tc_status, expected 2"
+else
+	tc_run "bench --ovmf usage" "$tc_dir/ovmf-usage.out" bench --ovmf "$tc_dir/nosuch.fd" --ovmf-vars "$tc_dir/nosuch.fd" "$tc_k64"
+	if [ "$tc_status" -eq 1 ] && [ "$(wc -l < "$tc_dir/ovmf-usage.out")" -eq 1 ] &&
+		tc_lines "bench --ovmf usage" "$tc_dir/ovmf-usage.out" "^bzpack: $tc_dir/nosuch.fd: No such file"; then
+		pass "bench: --ovmf without --ovmf-vars is a usage error, missing firmware one line and exit 1"
+	elif [ "$tc_status" -ne 1 ]; then
+		fail "bench --ovmf usage" "missing firmware: exit $tc_status, expected 1"
+	else
+		fail "bench --ovmf usage" "missing firmware: $(tr '\n' '|' < "$tc_dir/ovmf-usage.out" | cut -c1-300)"
+	fi
 fi
 
 # --- no QEMU on PATH: the host-side columns, exit 0; --check fails closed
@@ -210,6 +228,57 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/base-small.json" "$tc_dir/base-lz
 			elif [ "$tc_status" -ne 1 ]; then
 				fail "bench --check catches -fno-builtin" "exit $tc_status, expected 1: $(grep '^bzpack' "$tc_dir/nobuiltin.out" | tr '\n' '|' | cut -c1-400)"
 			fi
+		fi
+	fi
+
+	# --- OVMF cells: --ovmf boots each 64-bit image under UEFI too, through
+	# the EFI entry (icount shift=4, cycles divided back); none for 32-bit.
+	. ci/ovmf.sh
+	if tc_why=$(ovmf_missing); then
+		skip "bench --ovmf (OVMF cells, their gate)" "$tc_why"
+	else
+		tc_ovmf=(--ovmf "$OVMF_CODE" --ovmf-vars "$OVMF_VARS")
+		tc_run "bench --ovmf" "$tc_dir/ovmf.out" bench -c lz4 --runs 0 "${tc_ovmf[@]}" --json "$tc_dir/ovmf.json" \
+			--save "$tc_dir/ovmf-base.json" "$tc_k32" "$tc_k64"
+		if [ "$tc_status" -ne 0 ]; then
+			fail "bench --ovmf" "exit $tc_status: $(grep '^bzpack:' "$tc_dir/ovmf.out" | head -n 3 | tr '\n' '|')"
+		elif tc_msg=$(python3 - "$tc_dir/ovmf.json" <<'PY' 2>&1
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+assert sorted(cells) == ["testkern32.elf/lz4/32", "testkern64.elf/lz4/64", "testkern64.elf/lz4/64/ovmf"], sorted(cells)
+b, o = cells["testkern64.elf/lz4/64"], cells["testkern64.elf/lz4/64/ovmf"]
+assert b["loader"] == "bios" and b["icount_shift"] == 0, "bios cell: %r" % b
+assert o["loader"] == "ovmf" and o["icount_shift"] == 4 and o["wall"]["method"] is None, "ovmf cell: %r" % o
+fields = dict(w.split("=", 1) for w in o["report"].split()[1:])
+assert fields["entry"] == "efi", "not the EFI entry: " + o["report"]
+assert int(fields["cycles"]) >> 4 == o["cycles"], "cycles %d vs report %s" % (o["cycles"], fields["cycles"])
+# The same decoder on the same image: within a few percent of SeaBIOS's.
+assert abs(o["cycles"] - b["cycles"]) < 0.05 * b["cycles"], "ovmf %d vs bios %d" % (o["cycles"], b["cycles"])
+print("lz4 under OVMF %d instructions, under SeaBIOS %d" % (o["cycles"], b["cycles"]))
+PY
+		); then
+			tc_lines "bench --ovmf" "$tc_dir/ovmf.out" '^testkern64\.elf under OVMF \(the EFI entry\):' \
+				'^lz4 +[0-9]+ +[0-9.]+ +[0-9]+ .*OVMF: icount only' &&
+				pass "bench --ovmf: a 64-bit OVMF cell through the EFI entry, none for 32-bit: $tc_msg"
+		else
+			fail "bench --ovmf" "$tc_msg"
+		fi
+		if [ -s "$tc_dir/ovmf-base.json" ]; then
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cells"]["testkern64.elf/lz4/64/ovmf"]; c["cycles"] = int(c["cycles"] * 0.9)
+json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/ovmf-base.json" "$tc_dir/ovmf-better.json"
+			tc_run "bench --ovmf --check" "$tc_dir/ovmf-check.out" bench -c lz4 --runs 0 "${tc_ovmf[@]}" \
+				--check "$tc_dir/ovmf-better.json" "$tc_k64"
+			if [ "$tc_status" -eq 1 ] && tc_lines "bench --ovmf --check" "$tc_dir/ovmf-check.out" \
+				"testkern64.elf/lz4/64/ovmf: cycles [0-9]+, baseline [0-9]+ \(\+11\.[0-9]+%" \
+				"testkern32.elf/lz4/32: in the baseline but not measured" "checked 2 of 3 baseline cells"; then
+				pass "bench --ovmf --check: an OVMF cell 10% better in the baseline fails and is named"
+			elif [ "$tc_status" -ne 1 ]; then
+				fail "bench --ovmf --check" "exit $tc_status, expected 1: $(grep '^bzpack' "$tc_dir/ovmf-check.out" | head -n 3 | tr '\n' '|')"
+			fi
+		else
+			fail "bench --ovmf --check" "no baseline from --save"
 		fi
 	fi
 

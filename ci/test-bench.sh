@@ -7,7 +7,8 @@
 # 2. The gate itself, on recorded results: ci/benchjson.py from-baseline
 #    makes a measured file equal to ci/baseline.json, and each check breaks
 #    one thing in a copy of it, or of the baseline, and runs
-#    `bench.sh verify`: no build, no QEMU, a second or so in all.
+#    `bench.sh verify`: no build, no QEMU, a second or so in all.  The same
+#    for OVMF cells, made from the testkern64 ones.
 # 3. README's generated timing table agrees with ci/baseline.json.
 
 tb_dir=$T/bench
@@ -138,6 +139,60 @@ d["cells"] = {k: c for k, c in d["cells"].items() if c["payload"] != "testkern64
 tb_gate "bench gate: a test kernel not measured fails" 1 "$tb_meas" "$tb_base" \
 	'^FAIL +none/64/testkern64: not measured' '^FAIL +lz4/64/testkern64: not measured'
 
+# OVMF cells (CODEC/64/PAYLOAD/ovmf, the EFI entry): made here from the
+# testkern64 cells whatever ci/baseline.json holds, so that these checks
+# run before the first baseline with OVMF cells is recorded too.
+tb_fresh_ovmf() {
+	tb_fresh && tb_edit "$tb_base" 'for k in [k for k in d["cells"] if re.fullmatch(r"[a-z0-9-]+/64/testkern64", k)]:
+    d["cells"][k + "/ovmf"] = dict(d["cells"][k])' &&
+		python3 ci/benchjson.py from-baseline "$tb_base" > "$tb_meas"
+}
+tb_fresh_ovmf
+tb_ovmf=$(python3 -c 'import json, sys; print(sum(1 for k in json.load(open(sys.argv[1]))["cells"] if k.endswith("/ovmf")))' "$tb_base")
+if [ "$tb_ovmf" -lt 2 ]; then
+	fail "bench gate: OVMF cells" "only $tb_ovmf testkern64 OVMF cells made from ci/baseline.json"
+else
+	tb_gate "bench gate: OVMF cells equal to the baseline pass, counted" 0 "$tb_meas" "$tb_base" \
+		"^ok +lz4/64/testkern64/ovmf cycles: " "^bench-check: ok: $((tb_cells + tb_ovmf)) cells checked, 0 not comparable, 0 failed"
+
+	tb_fresh_ovmf
+	tb_edit "$tb_meas" 'del d["cells"]["lz4/64/testkern64/ovmf"]'
+	tb_gate "bench gate: a missing OVMF cell fails (OVMF installed)" 1 "$tb_meas" "$tb_base" \
+		'^FAIL +lz4/64/testkern64/ovmf: in the baseline but not measured' '^bench-check: FAIL: .* 1 failed'
+
+	tb_fresh_ovmf
+	tb_edit "$tb_meas" 'd["uefi"] = {"absent": "no OVMF at /nowhere (Debian package ovmf)"}
+d["cells"] = {k: c for k, c in d["cells"].items() if not k.endswith("/ovmf")}'
+	tb_gate "bench gate: no OVMF installed is a counted skip, the rest checked" 0 "$tb_meas" "$tb_base" \
+		'^skip +lz4/64/testkern64/ovmf: not measured: no OVMF at /nowhere' \
+		"^skip: bench-check: $tb_ovmf OVMF cells: no OVMF at /nowhere" \
+		"^bench-check: ok: $tb_cells cells checked, 0 not comparable, 0 failed .*, $tb_ovmf OVMF cells skipped"
+
+	# The OVMF cell's report line is rdtsc under -icount shift=4: 16 a
+	# guest instruction.  The gate divides by the cell's own shift.
+	tb_fresh_ovmf
+	tb_edit "$tb_meas" 'c = d["cells"]["lz4/64/testkern64/ovmf"]; c["icount_shift"] = 4
+c["report"] = re.sub(r" (cycles|move|verify|decompress|total)=([0-9]+)", lambda m: " %s=%d" % (m.group(1), int(m.group(2)) * 16), c["report"])'
+	tb_gate "bench gate: an OVMF cell's cycles are rdtsc divided by 2^icount_shift" 0 "$tb_meas" "$tb_base" \
+		"^ok +lz4/64/testkern64/ovmf cycles: [0-9]+ \(\+0\.00%\)"
+
+	tb_fresh_ovmf
+	tb_edit "$tb_base" 'c = d["cells"]["lz4/64/testkern64/ovmf"]; c["cycles"] = c["cycles"] * 9 // 10'
+	tb_gate "bench gate: an OVMF cell 10% better in the baseline fails" 1 "$tb_meas" "$tb_base" \
+		'^WORSE +lz4/64/testkern64/ovmf cycles: .*\(\+11\.1[0-9]%\)' '^bench-check: FAIL: .* 1 failed \(1 worse'
+
+	# total under OVMF counts the firmware's boot services calls: recorded, not gated.
+	tb_fresh_ovmf
+	tb_edit "$tb_meas" 'c = d["cells"]["lz4/64/testkern64/ovmf"]; c["report"] = re.sub(r" total=([0-9]+)", lambda m: " total=%d" % (int(m.group(1)) * 2), c["report"])'
+	tb_gate "bench gate: an OVMF cell's total is shown, not gated" 0 "$tb_meas" "$tb_base" \
+		'^info +lz4/64/testkern64/ovmf total: [0-9]+ vs baseline [0-9]+ \(not gated'
+
+	tb_fresh_ovmf
+	tb_edit "$tb_meas" 'c = d["cells"]["none/64/testkern64/ovmf"]; c["report"] = c["report"].replace(" entry=efi", " entry=16")'
+	tb_gate "bench gate: an OVMF cell not booted through the EFI entry fails" 1 "$tb_meas" "$tb_base" \
+		'^FAIL +none/64/testkern64/ovmf: report line: entry=16, but this is an OVMF cell'
+fi
+
 tb_fresh
 python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' ci/baseline.json > "$tb_base"
 python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=7, sort_keys=True))' ci/baseline.json > "$tb_base.2"
@@ -210,6 +265,19 @@ tb_readme "README timing table: a row with other cycles fails" 1 "$tb_dir/README
 grep -v '^| none | 32 | testkern32 |' README.md > "$tb_dir/README.row"
 tb_readme "README timing table: a baseline cell without a row fails" 1 "$tb_dir/README.row" \
 	'^readme-check: none/32/testkern32: in ci/baseline.json, no README row'
+
+# A table with OVMF rows (its loader column) reads back as those cells.
+tb_fresh_ovmf
+cp README.md "$tb_dir/README.ovmf"
+if ! python3 ci/benchjson.py readme "$tb_meas" "$tb_dir/README.ovmf" > "$tb_dir/readme.out" 2>&1; then
+	fail "README timing table with OVMF rows" "benchjson readme: $(tr '\n' '|' < "$tb_dir/readme.out")"
+elif bash ci/bench.sh readme-check "$tb_dir/README.ovmf" "$tb_base" > "$tb_dir/readme.out" 2>&1 &&
+	grep -q "^readme-check: ok: $((tb_cells + tb_ovmf)) README rows" "$tb_dir/readme.out" &&
+	grep -q '^| lz4 | 64 | testkern64 | ovmf | ' "$tb_dir/README.ovmf"; then
+	pass "README timing table with OVMF rows (loader column) matches its baseline"
+else
+	fail "README timing table with OVMF rows" "$(tr '\n' '|' < "$tb_dir/readme.out" | cut -c1-300)"
+fi
 
 # The README's table of what each codec's stub adds is this build's
 # (ci/stub-sizes.sh): a decoder that grows shows up in review.

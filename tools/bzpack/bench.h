@@ -29,16 +29,23 @@ struct bench_wall {
 	char why[ERR_MAX];         /* why not measured, when method is NULL */
 };
 
-/* One kernel packed with one codec. */
+/* How a cell's image was booted: QEMU's -kernel under SeaBIOS (the
+ * real-mode entry), or under UEFI firmware (OVMF: the EFI entry). */
+#define BENCH_LOADER_BIOS "bios"
+#define BENCH_LOADER_OVMF "ovmf"
+
+/* One kernel packed with one codec, booted by one loader. */
 struct bench_cell {
 	char kernel[BENCH_NAME_MAX]; /* the input file's base name */
 	const char *codec;
 	int bits;
+	const char *loader;        /* BENCH_LOADER_* */
+	int icount_shift;          /* the -icount shift it booted with */
 	uint64_t image_bytes, out_bytes;
 	double host_mbps;          /* our decoder on this host, best run */
 	double ttk_ms;             /* storage + decode at host_mbps */
 	int booted;                /* icount boot gave a report line */
-	uint64_t cycles;           /* its cycles= */
+	uint64_t cycles;           /* its cycles=, in instructions (>> icount_shift) */
 	char report[QEMU_LINE_MAX];
 	char error[ERR_MAX];       /* why not booted, when QEMU was there */
 	struct bench_wall wall;    /* stub entry to kernel entry */
@@ -72,8 +79,8 @@ static inline double bench_ttk_icount_ms(const struct bench_cell *c, double stor
 /* `bzpack bench ...` with argv[0] = "bench" (bench_cmd.c). */
 int bench_main(int argc, char **argv);
 
-/* "testkern64.elf/lz4/64": how a cell is named in JSON, baselines and
- * messages. */
+/* "testkern64.elf/lz4/64", and "testkern64.elf/lz4/64/ovmf" under OVMF:
+ * how a cell is named in JSON, baselines and messages. */
 void bench_cell_key(const struct bench_cell *c, char *key, size_t size);
 
 /* bench_table.c: the table, on stdout. */

@@ -57,7 +57,20 @@ static int report_number(const char *line, const char *key, uint64_t *v)
 	return 0;
 }
 
-static int parse_report(const char *line, int bits, const char *codec, struct report *r,
+/* 1 if the report line carries the word " key=value". */
+static int report_has(const char *line, const char *key, const char *value)
+{
+	char pat[64];
+	const char *p;
+	size_t len = (size_t)snprintf(pat, sizeof(pat), " %s=%s", key, value);
+
+	for (p = strstr(line, pat); p; p = strstr(p + 1, pat))
+		if (p[len] == ' ' || p[len] == '\0')
+			return 1;
+	return 0;
+}
+
+static int parse_report(const char *line, int bits, const char *codec, int efi, struct report *r,
 			struct error *err)
 {
 	const char *c = line + strlen(REPORT_PREFIX);
@@ -76,22 +89,49 @@ static int parse_report(const char *line, int bits, const char *codec, struct re
 	if (strcmp(r->codec, codec) != 0 || r->bits != (uint64_t)bits)
 		return fail_with(err, "report line is for codec=%s bits=%" PRIu64 ", not %s/%d", r->codec,
 				 r->bits, codec, bits);
+	if (efi && !report_has(line, "entry", "efi"))
+		return fail_with(err, "booted under UEFI, but the report line does not say entry=efi: %.200s", line);
+	r->cycles >>= r->icount_shift;
 	/* rdtsc under icount counts at least the decoder's instructions. */
 	if (r->cycles == 0 || r->out == 0)
 		return fail_with(err, "report line with cycles=0 or out=0 is not a measurement");
 	return 0;
 }
 
-int boot_icount(const struct boot_env *env, const char *image, int bits, const char *codec,
-		struct report *r, struct error *err)
+/* A fresh copy of the firmware's variable store for one boot. */
+static int copy_vars(const struct uefi_firmware *fw, const char *to, struct error *err)
 {
-	char path[PATH_MAX_BENCH], line[QEMU_LINE_MAX];
-	struct qemu_options o = { bits, 1, NULL, NULL, path };
+	struct buffer vars = { 0, 0 };
+	struct error why;
+	int r = -1;
+
+	if (read_file(fw->vars, &vars, &why) < 0)
+		fail_with(err, "UEFI variable store: %s", why.msg);
+	else
+		r = write_file_atomic(to, vars.data, vars.size, err);
+	free(vars.data);
+	return r;
+}
+
+int boot_icount(const struct boot_env *env, const char *image, int bits, const char *codec,
+		const struct uefi_firmware *fw, struct report *r, struct error *err)
+{
+	char path[PATH_MAX_BENCH], vars[PATH_MAX_BENCH], line[QEMU_LINE_MAX];
+	struct qemu_options o = { .bits = bits, .icount = 1, .stderr_path = path };
 	struct qemu_run q;
 	double when, deadline = bench_now() + env->timeout;
 	int status = -1;
 
 	qemu_stderr_path(env, path, sizeof(path));
+	r->icount_shift = 0;
+	if (fw) {
+		snprintf(vars, sizeof(vars), "%s/uefi-vars.fd", env->dir);
+		if (copy_vars(fw, vars, err) < 0)
+			return -1;
+		o.pflash_code = fw->code;
+		o.pflash_vars = vars;
+		o.icount_shift = r->icount_shift = UEFI_ICOUNT_SHIFT;
+	}
 	if (qemu_start(image, &o, &q, err) < 0)
 		return -1;
 	for (;;) {
@@ -107,7 +147,7 @@ int boot_icount(const struct boot_env *env, const char *image, int bits, const c
 			break;
 		}
 		if (strncmp(line, REPORT_PREFIX, strlen(REPORT_PREFIX)) == 0) {
-			status = parse_report(line, bits, codec, r, err);
+			status = parse_report(line, bits, codec, fw != NULL, r, err);
 			break;
 		}
 	}
@@ -134,7 +174,7 @@ int boot_gdbstub_ms(const struct boot_env *env, const char *image, int bits, con
 		    uint64_t entry, uint64_t kernel, double *ms, struct error *err)
 {
 	char path[PATH_MAX_BENCH], sock[PATH_MAX_BENCH];
-	struct qemu_options o = { bits, 0, append, sock, path };
+	struct qemu_options o = { .bits = bits, .append = append, .gdb_socket = sock, .stderr_path = path };
 	struct qemu_run q;
 	struct gdb_conn g = { -1 };
 	double resumed, deadline = bench_now() + env->timeout;
@@ -167,7 +207,7 @@ int boot_serial_ms(const struct boot_env *env, const char *image, int bits, cons
 		   struct error *err)
 {
 	char path[PATH_MAX_BENCH], line[QEMU_LINE_MAX];
-	struct qemu_options o = { bits, 0, append, NULL, path };
+	struct qemu_options o = { .bits = bits, .append = append, .stderr_path = path };
 	struct qemu_run q;
 	double when, t_first = -1, deadline = bench_now() + env->timeout;
 	int status = 1;

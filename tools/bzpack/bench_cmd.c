@@ -3,14 +3,18 @@
  *
  *   bzpack bench [-c LIST] [--storage-mbps MBPS] [--runs N] [--json FILE]
  *                [--svg FILE] [--save FILE] [--check FILE] [--tolerance PCT]
- *                [--qemu-timeout SECONDS] [-h] KERNEL...
+ *                [--qemu-timeout SECONDS] [--pack-cache DIR]
+ *                [--ovmf CODE --ovmf-vars VARS] [-h] KERNEL...
  *
  * Per kernel and codec: the image is packed as `bzpack -c CODEC` packs it,
  * into a temporary directory; our decoder is timed on this host
  * (decode_speed.h); the image is booted under -icount until the stub's
  * report line (cycles=, exact and repeatable: what --check gates on); and
  * booted --runs more times under plain TCG, timed from the stub's entry
- * to the kernel's through the gdbstub.  A Linux bzImage is also booted
+ * to the kernel's through the gdbstub.  With --ovmf, each 64-bit image is
+ * also booted under that UEFI firmware, through the EFI entry, under
+ * icount only: a cell of its own (bench_boot.h says why its icount clock
+ * runs differently).  A Linux bzImage is also booted
  * unchanged and its own decompressor timed the same way, and from its
  * "Decompressing Linux" / "Booting the kernel" lines when it prints them.
  *
@@ -55,6 +59,7 @@ struct bench_options {
 	unsigned runs;
 	const char *json, *svg, *save, *check;
 	const char *cache_dir;          /* --pack-cache (payload_cache.h) */
+	struct uefi_firmware ovmf;      /* --ovmf, --ovmf-vars: code NULL when not asked */
 };
 
 static void usage(FILE *out)
@@ -79,6 +84,10 @@ static void usage(FILE *out)
 		"      --tolerance=PCT      what --check lets pass (default %g%%)\n"
 		"      --qemu-timeout=SECS  give up on a boot after this long (default %.0f)\n"
 		"      --pack-cache=DIR     keep compressed payloads in DIR and reuse them\n"
+		"      --ovmf=CODE          also boot each 64-bit image under this UEFI firmware\n"
+		"                           (OVMF's pflash code) through the EFI entry: cells\n"
+		"                           KERNEL/CODEC/64/ovmf, icount only; needs --ovmf-vars\n"
+		"      --ovmf-vars=VARS     OVMF's variable store (copied afresh for every boot)\n"
 		"  -h, --help               this help\n"
 		"Exit status: 0 done (also without QEMU, unless --check), 1 a cell that would\n"
 		"not pack or boot, bad input, or a failed --check, 2 bad usage.\n",
@@ -159,6 +168,8 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		{ "tolerance", required_argument, 0, 't' },
 		{ "qemu-timeout", required_argument, 0, 'T' },
 		{ "pack-cache", required_argument, 0, 'P' },
+		{ "ovmf", required_argument, 0, 'O' },
+		{ "ovmf-vars", required_argument, 0, 'V' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -192,6 +203,8 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 			o->runs = (unsigned)v;
 			break;
 		case 'P': o->cache_dir = optarg; break;
+		case 'O': o->ovmf.code = optarg; break;
+		case 'V': o->ovmf.vars = optarg; break;
 		case 'j': o->json = optarg; break;
 		case 'g': o->svg = optarg; break;
 		case 's': o->save = optarg; break;
@@ -216,6 +229,10 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 					argv[optind - 1]);
 			return -1;
 		}
+	}
+	if (!o->ovmf.code != !o->ovmf.vars) {
+		fprintf(stderr, "bzpack: bench: --ovmf and --ovmf-vars go together (OVMF's code and its variable store)\n");
+		return -1;
 	}
 	if (optind >= argc) {
 		usage(stderr);
@@ -327,6 +344,53 @@ static struct bench_cell *new_cell(struct bench_result *r)
 	return &r->cells[r->ncells++];
 }
 
+/* Boot the image at path under icount, by the cell's loader, and keep
+ * its report line in the cell, or why there is none. */
+static void boot_cell(struct bench_run *b, const char *name, struct bench_cell *cell,
+		      const char *path, const struct uefi_firmware *fw)
+{
+	struct report rep;
+	struct error why;
+
+	fprintf(stderr, "bzpack bench: %s: %s: booting under icount%s\n", name, cell->codec,
+		fw ? " and OVMF" : "");
+	if (boot_icount(&b->env, path, cell->bits, cell->codec, fw, &rep, &why) < 0) {
+		snprintf(cell->error, sizeof(cell->error), "%s", why.msg);
+		snprintf(cell->wall.why, sizeof(cell->wall.why), "the icount boot failed");
+		fprintf(stderr, "bzpack: %s: %s%s: %s\n", name, cell->codec, fw ? " under OVMF" : "", why.msg);
+		b->failures++;
+		return;
+	}
+	cell->booted = 1;
+	cell->cycles = rep.cycles;
+	cell->icount_shift = rep.icount_shift;
+	cell->error[0] = '\0';
+	snprintf(cell->report, sizeof(cell->report), "%s", rep.line);
+}
+
+/* The same image under OVMF, through the EFI entry: a cell of its own,
+ * icount only (the firmware loads the PE where it likes, so there is no
+ * fixed entry address for the gdbstub's breakpoint). */
+static int bench_ovmf(struct bench_run *b, const char *name, const char *path, size_t bios_cell,
+		      struct error *err)
+{
+	struct bench_cell *cell = new_cell(b->r);
+
+	if (!cell)
+		return fail_with(err, "out of memory");
+	*cell = b->r->cells[bios_cell];   /* the same image: its sizes and host columns */
+	cell->loader = BENCH_LOADER_OVMF;
+	cell->booted = 0;
+	cell->cycles = 0;
+	cell->report[0] = '\0';
+	memset(&cell->wall, 0, sizeof(cell->wall));
+	snprintf(cell->error, sizeof(cell->error), "%s not on PATH", qemu_binary(64));
+	snprintf(cell->wall.why, sizeof(cell->wall.why), "%s", b->qemu64 ? "OVMF: icount only" : "no QEMU");
+	if (b->qemu64)
+		boot_cell(b, name, cell, path, &b->o->ovmf);
+	return 0;
+}
+
 /* Pack k with c into the temporary directory, time our decoder, boot. */
 static int bench_codec(struct bench_run *b, const char *name, const struct kernel *k,
 		       const struct codec *c, struct error *err)
@@ -337,12 +401,14 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	char path[4096];
 	int r = -1, have_qemu = k->bits == 32 ? b->qemu32 : b->qemu64;
 	struct bench_cell *cell = new_cell(b->r);
+	size_t index = b->r->ncells - 1;
 
 	if (!cell)
 		return fail_with(err, "out of memory");
 	snprintf(cell->kernel, sizeof(cell->kernel), "%s", name);
 	cell->codec = c->name;
 	cell->bits = k->bits;
+	cell->loader = BENCH_LOADER_BIOS;
 	cell->out_bytes = k->blob.size;
 	snprintf(cell->wall.why, sizeof(cell->wall.why), "no QEMU");
 	snprintf(cell->error, sizeof(cell->error), "%s not on PATH", qemu_binary(k->bits));
@@ -360,7 +426,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	cell->ttk_ms = time_to_kernel_ms(image.size, k->blob.size, b->o->storage_mbps, speed.best_mbps, 1.0);
 	r = 0;
 	if (!have_qemu)
-		goto done;
+		goto ovmf;
 
 	/* nokaslr: a kernel with a relocation table would otherwise run at a
 	 * random address (stub/kaslr.c), not at the entry the breakpoint
@@ -371,28 +437,22 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 		r = -1;
 		goto done;
 	}
-	fprintf(stderr, "bzpack bench: %s: %s: booting under icount\n", name, c->name);
-	struct report rep;
-	struct error why;
-	if (boot_icount(&b->env, path, k->bits, c->name, &rep, &why) < 0) {
-		snprintf(cell->error, sizeof(cell->error), "%s", why.msg);
-		snprintf(cell->wall.why, sizeof(cell->wall.why), "the icount boot failed");
-		fprintf(stderr, "bzpack: %s: %s: %s\n", name, c->name, why.msg);
-		b->failures++;
-		goto done;
+	boot_cell(b, name, cell, path, NULL);
+	if (cell->booted) {
+		if (b->o->runs)
+			fprintf(stderr, "bzpack bench: %s: %s: %u wall-clock boots (gdbstub)\n", name, c->name,
+				b->o->runs);
+		wall_runs(&b->env, b->o->runs, "gdbstub", gdb_once, &t, &cell->wall);
+		if (!cell->wall.method && b->o->runs) {
+			fprintf(stderr, "bzpack: %s: %s: wall clock: %s\n", name, c->name, cell->wall.why);
+			b->failures++;
+		}
 	}
-	cell->booted = 1;
-	cell->cycles = rep.cycles;
-	cell->error[0] = '\0';
-	snprintf(cell->report, sizeof(cell->report), "%s", rep.line);
-	if (b->o->runs)
-		fprintf(stderr, "bzpack bench: %s: %s: %u wall-clock boots (gdbstub)\n", name, c->name,
-			b->o->runs);
-	wall_runs(&b->env, b->o->runs, "gdbstub", gdb_once, &t, &cell->wall);
-	if (!cell->wall.method && b->o->runs) {
-		fprintf(stderr, "bzpack: %s: %s: wall clock: %s\n", name, c->name, cell->wall.why);
-		b->failures++;
-	}
+ovmf:
+	/* Only 64-bit stubs have the EFI entry.  Without QEMU the OVMF cell
+	 * is there all the same, not measured, so that --check names it. */
+	if (k->bits == 64 && b->o->ovmf.code)
+		r = bench_ovmf(b, name, path, index, err);
 done:
 	free(payload.data);
 	free(image.data);
@@ -499,6 +559,14 @@ int bench_main(int argc, char **argv)
 
 	if (p != 0)
 		return p > 0 ? 0 : EXIT_USAGE;
+	/* Firmware that is not there is bad input, said once, before any boot. */
+	const char *firmware[] = { o.ovmf.code, o.ovmf.vars };
+	for (int i = 0; i < 2; i++) {
+		if (firmware[i] && access(firmware[i], R_OK) != 0) {
+			fprintf(stderr, "bzpack: %s: %s\n", firmware[i], strerror(errno));
+			return EXIT_FAILED;
+		}
+	}
 	r.storage_mbps = o.storage_mbps;
 	b.env.timeout = o.timeout;
 	b.qemu32 = qemu_on_path(qemu_binary(32));

@@ -9,7 +9,9 @@
 
 void bench_cell_key(const struct bench_cell *c, char *key, size_t size)
 {
-	snprintf(key, size, "%s/%s/%d", c->kernel, c->codec, c->bits);
+	int ovmf = strcmp(c->loader, BENCH_LOADER_OVMF) == 0;
+
+	snprintf(key, size, "%s/%s/%d%s", c->kernel, c->codec, c->bits, ovmf ? "/" BENCH_LOADER_OVMF : "");
 }
 
 void bench_json_string(FILE *out, const char *s)
@@ -75,6 +77,9 @@ static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
 	bench_json_string(f, c->kernel);
 	fputs(", \"codec\": ", f);
 	bench_json_string(f, c->codec);
+	fputs(", \"loader\": ", f);
+	bench_json_string(f, c->loader);
+	fprintf(f, ", \"icount_shift\": %d", c->icount_shift);
 	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu, \"ratio\": %.4f,\n", c->bits,
 		(unsigned long long)c->image_bytes, (unsigned long long)c->out_bytes,
 		(double)c->out_bytes / (double)c->image_bytes);

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #define QEMU_MEMORY "512M"      /* Debian's kernels decompress to ~66 MB */
-#define QEMU_ARGS_MAX 32
+#define QEMU_MEMORY_UEFI "1G"   /* what ci/test-efi.sh boots Debian's kernel with under OVMF */
+#define QEMU_ARGS_MAX 40
 
 double bench_now(void)
 {
@@ -49,7 +50,7 @@ int qemu_on_path(const char *name)
 int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run *q,
 	       struct error *err)
 {
-	char gdb_arg[4200];
+	char gdb_arg[4200], code_arg[4200], vars_arg[4200], icount_arg[64];
 	const char *argv[QEMU_ARGS_MAX];
 	int n = 0, pipefd[2];
 
@@ -59,7 +60,18 @@ int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run 
 	argv[n++] = "none";
 	argv[n++] = "-no-reboot";
 	argv[n++] = "-m";
-	argv[n++] = QEMU_MEMORY;
+	argv[n++] = o->pflash_code ? QEMU_MEMORY_UEFI : QEMU_MEMORY;
+	if (o->pflash_code) {
+		if ((size_t)snprintf(code_arg, sizeof(code_arg), "if=pflash,format=raw,unit=0,readonly=on,file=%s",
+				     o->pflash_code) >= sizeof(code_arg) ||
+		    (size_t)snprintf(vars_arg, sizeof(vars_arg), "if=pflash,format=raw,unit=1,file=%s",
+				     o->pflash_vars) >= sizeof(vars_arg))
+			return fail_with(err, "firmware path too long");
+		argv[n++] = "-drive";
+		argv[n++] = code_arg;
+		argv[n++] = "-drive";
+		argv[n++] = vars_arg;
+	}
 	argv[n++] = "-serial";
 	argv[n++] = "stdio";
 	argv[n++] = "-kernel";
@@ -69,8 +81,9 @@ int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run 
 		argv[n++] = o->append;
 	}
 	if (o->icount) {
+		snprintf(icount_arg, sizeof(icount_arg), "shift=%d,sleep=off", o->icount_shift);
 		argv[n++] = "-icount";
-		argv[n++] = "shift=0,sleep=off";
+		argv[n++] = icount_arg;
 	}
 	if (o->gdb_socket) {
 		if ((size_t)snprintf(gdb_arg, sizeof(gdb_arg), "unix:%s,server=on,wait=off",

@@ -1,6 +1,7 @@
 /* bench_qemu.h - run one QEMU for `bzpack bench`: boot an image with
- * -kernel, its COM1 on a pipe we read line by line with arrival times,
- * optionally stopped at reset behind a gdbstub socket; then kill it. */
+ * -kernel (under QEMU's SeaBIOS, or under UEFI firmware given as pflash),
+ * its COM1 on a pipe we read line by line with arrival times, optionally
+ * stopped at reset behind a gdbstub socket; then kill it. */
 #ifndef BENCH_QEMU_H
 #define BENCH_QEMU_H
 
@@ -13,7 +14,10 @@
 
 struct qemu_options {
 	int bits;                  /* 32: qemu-system-i386, 64: qemu-system-x86_64 */
-	int icount;                /* -icount shift=0,sleep=off: rdtsc counts instructions */
+	int icount;                /* -icount shift=N,sleep=off: rdtsc counts instructions << N */
+	int icount_shift;          /* N: 0 under SeaBIOS; see bench_boot.h for UEFI */
+	const char *pflash_code;   /* UEFI firmware code (read-only pflash), or NULL: SeaBIOS */
+	const char *pflash_vars;   /* its variable store, a fresh copy for this boot */
 	const char *append;        /* kernel command line, or NULL */
 	const char *gdb_socket;    /* a unix socket path: -gdb there and -S, or NULL */
 	const char *stderr_path;   /* where QEMU's own messages go */

@@ -1,6 +1,7 @@
 /* bench_table.c - `bzpack bench`'s table on stdout: a block per kernel,
- * a row per codec, then Linux's own decompressor when the kernel was a
- * Linux bzImage, then what the columns mean. */
+ * a row per codec, then the same under OVMF when measured, then Linux's
+ * own decompressor when the kernel was a Linux bzImage, then what the
+ * columns mean. */
 #include "bench.h"
 
 #include <string.h>
@@ -19,15 +20,20 @@ static void print_wall(const struct bench_wall *w, const char *tried)
 	printf("%8.1f %-16s %s, n=%u", w->median_ms, spread, w->method, w->runs);
 }
 
-void bench_print_table(const struct bench_result *r)
+/* One loader's rows, a block per kernel. */
+static void print_cells(const struct bench_result *r, const char *loader)
 {
 	const char *shown = "";
+	int ovmf = strcmp(loader, BENCH_LOADER_OVMF) == 0;
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct bench_cell *c = &r->cells[i];
+		if (strcmp(c->loader, loader) != 0)
+			continue;
 		if (strcmp(c->kernel, shown) != 0) {
 			shown = c->kernel;
-			printf("\n%s: %d-bit kernel, %llu bytes; storage %.0f MB/s\n", c->kernel, c->bits,
+			printf("\n%s%s: %d-bit kernel, %llu bytes; storage %.0f MB/s\n", c->kernel,
+			       ovmf ? " under OVMF (the EFI entry)" : "", c->bits,
 			       (unsigned long long)c->out_bytes, r->storage_mbps);
 			printf("%-8s %10s %6s %12s %6s %9s %8s %9s %8s %-16s %s\n", "codec", "image", "ratio",
 			       "cycles", "cyc/B", "host MB/s", "ttk ms", "icount ms", "wall ms", "[min-max]",
@@ -48,6 +54,12 @@ void bench_print_table(const struct bench_result *r)
 		print_wall(&c->wall, "gdbstub");
 		printf("\n");
 	}
+}
+
+void bench_print_table(const struct bench_result *r)
+{
+	print_cells(r, BENCH_LOADER_BIOS);
+	print_cells(r, BENCH_LOADER_OVMF);
 	for (size_t i = 0; i < r->nlinux; i++) {
 		const struct bench_linux *l = &r->linux_runs[i];
 		printf("\n%s: Linux's own %s decompressor, %llu-byte image, entry to kernel entry\n",
@@ -63,4 +75,12 @@ void bench_print_table(const struct bench_result *r)
 	       "speed (host MB/s); icount ms: the same with the stub's icount cycles at %.0f GHz,\n"
 	       "one instruction a cycle; wall ms: TCG, stub entry to kernel entry, median of n.\n",
 	       BENCH_ICOUNT_HZ / 1e9);
+	for (size_t i = 0; i < r->ncells; i++) {
+		if (strcmp(r->cells[i].loader, BENCH_LOADER_OVMF) == 0) {
+			printf("Under OVMF, cycles are instructions too (rdtsc under -icount shift=%d,\n"
+			       "divided by %d), firmware timer interrupts during decompression included.\n",
+			       r->cells[i].icount_shift, 1 << r->cells[i].icount_shift);
+			break;
+		}
+	}
 }
