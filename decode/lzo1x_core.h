@@ -560,7 +560,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 			/* Guards the literal write: run longer than the output left. */
 			if (len > (size_t)(oend - op))
 				return DECODE_OUTPUT_OVERRUN;
-			memcpy(op, ip, len);
+			memmove(op, ip, len); /* in place, the input lies over the output, ahead of it */
 			ip += len;
 			op += len;
 			state = STATE_RUN;
@@ -622,7 +622,7 @@ static inline enum decode_status lzo_start(const uint8_t *ip, const uint8_t *ien
 		/* Guards the literal write: run longer than the output left. */
 		if (lit > dst_len)
 			return DECODE_OUTPUT_OVERRUN;
-		memcpy(op, ip, lit);
+		memmove(op, ip, lit); /* in place, the input lies over the output, ahead of it */
 		ip += lit;
 		op += lit;
 		state = lit < STATE_RUN ? (unsigned)lit : STATE_RUN;
