@@ -1,5 +1,6 @@
 # test-relocs.sh - the kernel's relocation table (include/bzpack_relocs.h):
-# kept from a Linux bzImage's payload or given with --relocs, described by
+# kept from a Linux bzImage's payload, given with --relocs or derived from
+# the relocation sections of an ELF linked with --emit-relocs, described by
 # --info, checked by the packer, and checked (CRC32C, then every entry)
 # before the stub applies any of it.  Relocated boots of Debian's kernels
 # are in test-placement.sh (the test loader puts the image elsewhere).
@@ -62,6 +63,72 @@ expect_refusal "--relocs with words outside any list is refused" \
 	"does not fit this kernel: words that belong to no list" --relocs "$T/relocs-extra.bin" "$TK/testkern32.elf"
 expect_refusal "--relocs with a bzImage input is refused" "--relocs is for an ELF vmlinux" \
 	--relocs "$T/relocs-odd.bin" "$img"
+
+# An ELF linked with ld --emit-relocs brings its own table: the packer
+# derives it from the .rel sections (tools/bzpack/relocs_elf.c).  The
+# reference is binutils' view of the same file: readelf's R_386_32 places
+# (testkern has no absolute symbols), sorted, after the terminator, given
+# with --relocs to the same code linked without the sections.
+KR=$TK/testkern32-relocs.elf
+LOADER=$TK/testloader.elf
+n_er=0
+# er_check NAME COMMAND...: check, counted toward the closing tally
+er_check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; n_er=$((n_er + 1)); else fail "$name" "$*"; fi
+}
+img=$T/relocs-emit.img
+ref=$T/relocs-emit-ref.bin
+if [ ! -f "$KR" ] || [ ! -f "$LOADER" ]; then
+	fail "emit-relocs" "$KR or $LOADER not built: run make"
+elif ! out=$($BZPACK -c lz4 -o "$img" "$KR" 2>&1); then
+	fail "emit-relocs: pack testkern32-relocs without --relocs" "$out"
+else
+	readelf -rW "$KR" | awk '$3 == "R_386_32" { print $1 }' | python3 -c 'import struct, sys
+places = sorted(int(x, 16) for x in sys.stdin.read().split())
+sys.stdout.buffer.write(struct.pack("<%dI" % (len(places) + 1), 0, *places))' > "$ref"
+	info=$($BZPACK --info "$img" 2>&1)
+	if [ "$(stat -c %s "$ref")" -le 4 ]; then
+		fail "emit-relocs: readelf finds R_386_32 relocations in $KR" "none"
+	elif ! out=$($BZPACK -c lz4 --relocs "$ref" -o "$T/relocs-emit-ref.img" "$TK/testkern32.elf" 2>&1); then
+		fail "emit-relocs: pack the reference table" "$out"
+	else
+		a=$(grep "^relocations:" <<<"$info")
+		b=$($BZPACK --info "$T/relocs-emit-ref.img" | grep "^relocations:")
+		er_check "emit-relocs: the derived table is readelf's ($a)" test -n "$a" -a "$a" = "$b"
+	fi
+	er_check "emit-relocs: --info says the kernel is relocatable" \
+		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to 0x1000" <<<"$info"
+
+	# Moved by the test loader (32-bit entry, 0x2003000, nokaslr): the
+	# kernel runs at the load address, and testkern's checks (its strings,
+	# data and filler read through relocated absolute addresses) pass.
+	name="emit-relocs: testkern32-relocs run moved to 0x2003000"
+	log=$T/relocs-emit-moved.log
+	if boot "$name" 33 "$LOADER" "$log" -m 1G -t 60 \
+		-i "$img bzpack-test console=ttyS0 nokaslr testloader.entry=32 testloader.load=0x2003000"; then
+		er_check "$name: kernel=0x2003000" test "$(report_field "$log" kernel)" = 0x2003000
+		er_check "$name: testkern: OK" grep -q "^testkern: OK bits=32$" "$log"
+	fi
+	# QEMU -kernel without nokaslr: randomised, and still OK.
+	name="emit-relocs: testkern32-relocs randomised by QEMU -kernel"
+	log=$T/relocs-emit-kaslr.log
+	if boot "$name" 33 "$img" "$log" -q qemu-system-i386 -m 512M -t 60 -a "console=ttyS0"; then
+		er_check "$name: kaslr=$(report_field "$log" kaslr)" grep -q "^bzpack: codec=.* kaslr=phys:0x" "$log"
+		er_check "$name: testkern: OK" grep -q "^testkern: OK bits=32$" "$log"
+	fi
+	# The control: the same kernel moved with an empty table (a lone
+	# terminator) must fail, or the two boots above prove nothing.
+	name="emit-relocs control: testkern32 moved with an empty table fails"
+	printf '\0\0\0\0' > "$T/relocs-empty.bin"
+	if ! out=$($BZPACK -c lz4 --relocs "$T/relocs-empty.bin" -o "$T/relocs-empty.img" "$TK/testkern32.elf" 2>&1); then
+		fail "$name" "$out"
+	elif boot "$name" 35 "$LOADER" "$T/relocs-empty.log" -m 1G -t 60 \
+		-i "$T/relocs-empty.img bzpack-test console=ttyS0 nokaslr testloader.entry=32 testloader.load=0x2003000"; then
+		er_check "$name" bash -c '! grep -q "^testkern: OK" "$1"' _ "$T/relocs-empty.log"
+	fi
+fi
+check "emit-relocs: 7 of 7 checks ran and passed ($n_er)" test "$n_er" -eq 7
 
 if [ ! -s "$DEB/i386/vmlinuz" ] || [ ! -s "$DEB/amd64/vmlinuz" ]; then
 	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fetch-debian.sh)"
