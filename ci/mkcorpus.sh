@@ -323,6 +323,8 @@ bad "--emit-relocs: unsupported relocation type" "$f" \
 f=$(variant reloc-no-symbol "$R32"); rel=$(first_rel "$f")
 poke "$f" $((rel + 5)) 3 $((0xffffff))   # r_info's symbol index
 bad "--emit-relocs: symbol beyond the symbol table" "$f" "relocation names symbol 16777215, beyond its symbol table"
+f=$(variant reloc-shnum-0 "$R32"); eh "$f" shnum 0   # the count would be in section 0
+bad "--emit-relocs: extended section numbering" "$f" "extended section numbering is not supported: use --relocs"
 
 # -- bzImages: Linux-style headers around broken payloads
 # bzimage FILE PAYLOAD-FILE [VERSION]: a minimal Linux bzImage, payload at

@@ -65,11 +65,11 @@ expect_refusal "--relocs with a bzImage input is refused" "--relocs is for an EL
 	--relocs "$T/relocs-odd.bin" "$img"
 
 # An ELF linked with ld --emit-relocs brings its own table: the packer
-# derives it from the .rel sections (tools/bzpack/relocs_elf.c).  The
-# reference is binutils' view of the same file: readelf's R_386_32 places
-# (testkern has no absolute symbols), sorted, after the terminator, given
-# with --relocs to the same code linked without the sections.
-KR=$TK/testkern32-relocs.elf
+# derives it from the .rel/.rela sections (tools/bzpack/relocs_elf.c).
+# The reference is binutils' view of the same file: readelf's absolute
+# places (testkern has no absolute symbols), laid out as vmlinux.relocs,
+# given with --relocs to the same code linked without the sections; the
+# two images must carry the same table (size and CRC32C).
 LOADER=$TK/testloader.elf
 n_er=0
 # er_check NAME COMMAND...: check, counted toward the closing tally
@@ -77,26 +77,45 @@ er_check() {
 	local name=$1; shift
 	if "$@"; then pass "$name"; n_er=$((n_er + 1)); else fail "$name" "$*"; fi
 }
-img=$T/relocs-emit.img
-ref=$T/relocs-emit-ref.bin
-if [ ! -f "$KR" ] || [ ! -f "$LOADER" ]; then
-	fail "emit-relocs" "$KR or $LOADER not built: run make"
-elif ! out=$($BZPACK -c lz4 -o "$img" "$KR" 2>&1); then
-	fail "emit-relocs: pack testkern32-relocs without --relocs" "$out"
-else
-	readelf -rW "$KR" | awk '$3 == "R_386_32" { print $1 }' | python3 -c 'import struct, sys
-places = sorted(int(x, 16) for x in sys.stdin.read().split())
-sys.stdout.buffer.write(struct.pack("<%dI" % (len(places) + 1), 0, *places))' > "$ref"
-	info=$($BZPACK --info "$img" 2>&1)
-	if [ "$(stat -c %s "$ref")" -le 4 ]; then
-		fail "emit-relocs: readelf finds R_386_32 relocations in $KR" "none"
-	elif ! out=$($BZPACK -c lz4 --relocs "$ref" -o "$T/relocs-emit-ref.img" "$TK/testkern32.elf" 2>&1); then
-		fail "emit-relocs: pack the reference table" "$out"
+# readelf_table ELF BITS: the table from readelf -r, on stdout
+readelf_table() {
+	readelf -rW "$1" | awk '{ print $3, $1 }' | python3 -c 'import struct, sys
+bits = int(sys.argv[1])
+r32, r64 = [], []
+for line in sys.stdin:
+    f = line.split()
+    if len(f) != 2 or f[0] not in ("R_386_32", "R_X86_64_32", "R_X86_64_32S", "R_X86_64_64"):
+        continue
+    (r64 if f[0] == "R_X86_64_64" else r32).append(int(f[1], 16) & 0xffffffff)
+if not r32 + r64:
+    sys.exit("readelf found no absolute relocations")
+words = ([0] + sorted(r64) + [0] if bits == 64 else []) + [0] + sorted(r32)
+sys.stdout.buffer.write(struct.pack("<%dI" % len(words), *words))' "$2"
+}
+for bits in 32 64; do
+	kr=$TK/testkern$bits-relocs.elf ref=$T/relocs-emit-ref$bits.bin
+	name="emit-relocs: testkern$bits-relocs's table is readelf's"
+	rm -f "$T/relocs-emit$bits.img"       # the boots below use this run's image
+	if [ ! -f "$kr" ]; then
+		fail "$name" "$kr not built: run make"
+	elif ! out=$($BZPACK -c lz4 -o "$T/relocs-emit$bits.img" "$kr" 2>&1); then
+		fail "$name" "packing without --relocs: $out"
+	elif ! readelf_table "$kr" $bits > "$ref"; then
+		fail "$name" "no reference table from readelf"
+	elif ! out=$($BZPACK -c lz4 --relocs "$ref" -o "$T/relocs-emit-ref$bits.img" "$TK/testkern$bits.elf" 2>&1); then
+		fail "$name" "packing the reference table: $out"
 	else
-		a=$(grep "^relocations:" <<<"$info")
-		b=$($BZPACK --info "$T/relocs-emit-ref.img" | grep "^relocations:")
-		er_check "emit-relocs: the derived table is readelf's ($a)" test -n "$a" -a "$a" = "$b"
+		a=$($BZPACK --info "$T/relocs-emit$bits.img" | grep "^relocations:")
+		b=$($BZPACK --info "$T/relocs-emit-ref$bits.img" | grep "^relocations:")
+		er_check "$name ($a)" test -n "$a" -a "$a" = "$b"
 	fi
+done
+
+img=$T/relocs-emit32.img
+if [ ! -f "$img" ] || [ ! -f "$LOADER" ]; then
+	fail "emit-relocs: boots" "$img or $LOADER missing"
+else
+	info=$($BZPACK --info "$img" 2>&1)
 	er_check "emit-relocs: --info says the kernel is relocatable" \
 		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to 0x1000" <<<"$info"
 
@@ -128,7 +147,7 @@ sys.stdout.buffer.write(struct.pack("<%dI" % (len(places) + 1), 0, *places))' > 
 		er_check "$name" bash -c '! grep -q "^testkern: OK" "$1"' _ "$T/relocs-empty.log"
 	fi
 fi
-check "emit-relocs: 7 of 7 checks ran and passed ($n_er)" test "$n_er" -eq 7
+check "emit-relocs: 8 of 8 checks ran and passed ($n_er)" test "$n_er" -eq 8
 
 if [ ! -s "$DEB/i386/vmlinuz" ] || [ ! -s "$DEB/amd64/vmlinuz" ]; then
 	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fetch-debian.sh)"

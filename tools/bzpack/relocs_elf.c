@@ -116,7 +116,13 @@ static int open_sections(const struct buffer *f, int bits, struct elf_view *e, s
 		if (e->shnum && e->shentsize != sizeof(Elf32_Shdr))
 			return fail_with(err, "bad section header size %llu", (unsigned long long)e->shentsize);
 	}
-	if (e->shnum && !in_file(f, shoff, e->shnum * e->shentsize))
+	/* More than 0xff00 sections keeps the count in section 0: not read
+	 * here, and better refused than taken for "no sections". */
+	if (e->shnum == 0 && shoff != 0)
+		return fail_with(err, "extended section numbering is not supported: use --relocs");
+	if (e->shnum == 0)
+		return 0;
+	if (!in_file(f, shoff, e->shnum * e->shentsize))
 		return fail_with(err, "section headers lie beyond the end of the file");
 	e->shdrs = f->data + shoff;
 	return 0;
@@ -140,6 +146,9 @@ static int symbol_section(const struct elf_view *e, const struct section *symtab
 		memcpy(&s, p, sizeof(s));
 		*shndx = s.st_shndx;
 	}
+	if (*shndx == SHN_XINDEX)
+		return fail_with(err, "symbol %llu has an extended section index: use --relocs",
+				 (unsigned long long)sym);
 	return 0;
 }
 
