@@ -31,7 +31,7 @@ C=$B/test/corpus
 K32=$B/images/testkern32.elf
 K64=$B/images/testkern64.elf
 GEN=$B/gen/bzpack_format.sh     # every setup_header and bzpack_header offset
-for f in "$K32" "$K64" "$B/bzpack" "$GEN"; do
+for f in "$K32" "$K64" "$B/images/testkern32-relocs.elf" "$B/bzpack" "$GEN"; do
 	[ -e "$f" ] || { echo "mkcorpus: $f is missing: run make first" >&2; exit 1; }
 done
 # shellcheck source=/dev/null
@@ -303,6 +303,28 @@ f=$(variant entry-in-gap "$M64"); eh "$f" entry $((0x1000c00))
 bad "entry in the gap between two segments" "$f" "entry point 0x1000c00 is not in any segment's file bytes"
 f=$(variant entry-in-mid-bss "$M32"); ph "$f" 1 memsz $((0x1000)); eh "$f" entry $((0x1001900))
 bad "entry in a middle segment's bss" "$f" "entry point 0x1001900 is not in any segment's file bytes"
+
+# -- relocation sections (ld --emit-relocs): the table derived from them
+# first_rel FILE: file offset of the first SHT_REL section's entries
+first_rel() {
+	local f=$1 i base
+	for ((i = 0; i < $(eh "$f" shnum); i++)); do
+		base=$(($(eh "$f" shoff) + i * 40))
+		[ "$(peek "$f" $((base + 4)) 4)" = 9 ] && { peek "$f" $((base + 16)) 4; return; }
+	done
+	echo "mkcorpus: $f has no SHT_REL section" >&2
+	exit 1
+}
+R32=$B/images/testkern32-relocs.elf
+f=$(variant reloc-type-16 "$R32"); rel=$(first_rel "$f")
+poke "$f" $((rel + 4)) 1 20       # r_info's type: R_386_16, real-mode code only
+bad "--emit-relocs: unsupported relocation type" "$f" \
+	"relocation type 20 at 0x$(printf %x "$(peek "$f" "$rel" 4)") (in .text) is not supported: use --relocs"
+f=$(variant reloc-no-symbol "$R32"); rel=$(first_rel "$f")
+poke "$f" $((rel + 5)) 3 $((0xffffff))   # r_info's symbol index
+bad "--emit-relocs: symbol beyond the symbol table" "$f" "relocation names symbol 16777215, beyond its symbol table"
+f=$(variant reloc-shnum-0 "$R32"); eh "$f" shnum 0   # the count would be in section 0
+bad "--emit-relocs: extended section numbering" "$f" "extended section numbering is not supported: use --relocs"
 
 # -- bzImages: Linux-style headers around broken payloads
 # bzimage FILE PAYLOAD-FILE [VERSION]: a minimal Linux bzImage, payload at

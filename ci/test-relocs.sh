@@ -1,5 +1,6 @@
 # test-relocs.sh - the kernel's relocation table (include/bzpack_relocs.h):
-# kept from a Linux bzImage's payload or given with --relocs, described by
+# kept from a Linux bzImage's payload, given with --relocs or derived from
+# the relocation sections of an ELF linked with --emit-relocs, described by
 # --info, checked by the packer, and checked (CRC32C, then every entry)
 # before the stub applies any of it.  Relocated boots of Debian's kernels
 # are in test-placement.sh (the test loader puts the image elsewhere).
@@ -62,6 +63,91 @@ expect_refusal "--relocs with words outside any list is refused" \
 	"does not fit this kernel: words that belong to no list" --relocs "$T/relocs-extra.bin" "$TK/testkern32.elf"
 expect_refusal "--relocs with a bzImage input is refused" "--relocs is for an ELF vmlinux" \
 	--relocs "$T/relocs-odd.bin" "$img"
+
+# An ELF linked with ld --emit-relocs brings its own table: the packer
+# derives it from the .rel/.rela sections (tools/bzpack/relocs_elf.c).
+# The reference is binutils' view of the same file: readelf's absolute
+# places (testkern has no absolute symbols), laid out as vmlinux.relocs,
+# given with --relocs to the same code linked without the sections; the
+# two images must carry the same table (size and CRC32C).
+LOADER=$TK/testloader.elf
+n_er=0
+# er_check NAME COMMAND...: check, counted toward the closing tally
+er_check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; n_er=$((n_er + 1)); else fail "$name" "$*"; fi
+}
+# readelf_table ELF BITS: the table from readelf -r, on stdout
+readelf_table() {
+	readelf -rW "$1" | awk '{ print $3, $1 }' | python3 -c 'import struct, sys
+bits = int(sys.argv[1])
+r32, r64 = [], []
+for line in sys.stdin:
+    f = line.split()
+    if len(f) != 2 or f[0] not in ("R_386_32", "R_X86_64_32", "R_X86_64_32S", "R_X86_64_64"):
+        continue
+    (r64 if f[0] == "R_X86_64_64" else r32).append(int(f[1], 16) & 0xffffffff)
+if not r32 + r64:
+    sys.exit("readelf found no absolute relocations")
+words = ([0] + sorted(r64) + [0] if bits == 64 else []) + [0] + sorted(r32)
+sys.stdout.buffer.write(struct.pack("<%dI" % len(words), *words))' "$2"
+}
+for bits in 32 64; do
+	kr=$TK/testkern$bits-relocs.elf ref=$T/relocs-emit-ref$bits.bin
+	name="emit-relocs: testkern$bits-relocs's table is readelf's"
+	rm -f "$T/relocs-emit$bits.img"       # the boots below use this run's image
+	if [ ! -f "$kr" ]; then
+		fail "$name" "$kr not built: run make"
+	elif ! out=$($BZPACK -c lz4 -o "$T/relocs-emit$bits.img" "$kr" 2>&1); then
+		fail "$name" "packing without --relocs: $out"
+	elif ! readelf_table "$kr" $bits > "$ref"; then
+		fail "$name" "no reference table from readelf"
+	elif ! out=$($BZPACK -c lz4 --relocs "$ref" -o "$T/relocs-emit-ref$bits.img" "$TK/testkern$bits.elf" 2>&1); then
+		fail "$name" "packing the reference table: $out"
+	else
+		a=$($BZPACK --info "$T/relocs-emit$bits.img" | grep "^relocations:")
+		b=$($BZPACK --info "$T/relocs-emit-ref$bits.img" | grep "^relocations:")
+		er_check "$name ($a)" test -n "$a" -a "$a" = "$b"
+	fi
+done
+
+img=$T/relocs-emit32.img
+if [ ! -f "$img" ] || [ ! -f "$LOADER" ]; then
+	fail "emit-relocs: boots" "$img or $LOADER missing"
+else
+	info=$($BZPACK --info "$img" 2>&1)
+	er_check "emit-relocs: --info says the kernel is relocatable" \
+		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to 0x1000" <<<"$info"
+
+	# Moved by the test loader (32-bit entry, 0x2003000, nokaslr): the
+	# kernel runs at the load address, and testkern's checks (its strings,
+	# data and filler read through relocated absolute addresses) pass.
+	name="emit-relocs: testkern32-relocs run moved to 0x2003000"
+	log=$T/relocs-emit-moved.log
+	if boot "$name" 33 "$LOADER" "$log" -m 1G -t 60 \
+		-i "$img bzpack-test console=ttyS0 nokaslr testloader.entry=32 testloader.load=0x2003000"; then
+		er_check "$name: kernel=0x2003000" test "$(report_field "$log" kernel)" = 0x2003000
+		er_check "$name: testkern: OK" grep -q "^testkern: OK bits=32$" "$log"
+	fi
+	# QEMU -kernel without nokaslr: randomised, and still OK.
+	name="emit-relocs: testkern32-relocs randomised by QEMU -kernel"
+	log=$T/relocs-emit-kaslr.log
+	if boot "$name" 33 "$img" "$log" -q qemu-system-i386 -m 512M -t 60 -a "console=ttyS0"; then
+		er_check "$name: kaslr=$(report_field "$log" kaslr)" grep -q "^bzpack: codec=.* kaslr=phys:0x" "$log"
+		er_check "$name: testkern: OK" grep -q "^testkern: OK bits=32$" "$log"
+	fi
+	# The control: the same kernel moved with an empty table (a lone
+	# terminator) must fail, or the two boots above prove nothing.
+	name="emit-relocs control: testkern32 moved with an empty table fails"
+	printf '\0\0\0\0' > "$T/relocs-empty.bin"
+	if ! out=$($BZPACK -c lz4 --relocs "$T/relocs-empty.bin" -o "$T/relocs-empty.img" "$TK/testkern32.elf" 2>&1); then
+		fail "$name" "$out"
+	elif boot "$name" 35 "$LOADER" "$T/relocs-empty.log" -m 1G -t 60 \
+		-i "$T/relocs-empty.img bzpack-test console=ttyS0 nokaslr testloader.entry=32 testloader.load=0x2003000"; then
+		er_check "$name" bash -c '! grep -q "^testkern: OK" "$1"' _ "$T/relocs-empty.log"
+	fi
+fi
+check "emit-relocs: 8 of 8 checks ran and passed ($n_er)" test "$n_er" -eq 8
 
 if [ ! -s "$DEB/i386/vmlinuz" ] || [ ! -s "$DEB/amd64/vmlinuz" ]; then
 	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fetch-debian.sh)"

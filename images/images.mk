@@ -6,6 +6,7 @@
 #   $(B)/images/filler.h      FILLER_SIZE, FILLER_CRC32C for testkern.c
 #   $(B)/images/testkern32.elf  ELF32, entered in 32-bit protected mode
 #   $(B)/images/testkern64.elf  ELF64, entered in long mode
+#   $(B)/images/testkern{32,64}-relocs.elf  the same, linked with --emit-relocs
 #
 # Both kernels come from images/testkern.c + decode/crc32c.c (C) and
 # images/entry_{32,64}.asm + images/filler.asm (NASM), objects in
@@ -65,6 +66,20 @@ $(B)/images/testkern$(1).elf: $(B)/images/$(1)/entry.o $(B)/images/$(1)/testkern
 endef
 
 $(foreach bits,32 64,$(eval $(call TESTKERN_RULES,$(bits))))
+
+# Both again with ld --emit-relocs: the packer derives the relocation
+# table from the .rel/.rela sections ld keeps (ci/test-relocs.sh).
+# Position-dependent code, so it has absolute fields to move: i386 runs
+# moved with its table; testkern64's table is only compared with
+# readelf's (an x86_64 table moves virtual addresses, and testkern64 runs
+# identity-mapped, so it is never booted).
+define TESTKERN_RELOCS_RULE
+TESTKERNELS += $(B)/images/testkern$(1)-relocs.elf
+$(B)/images/testkern$(1)-relocs.elf: $(B)/images/$(1)/entry.o $(B)/images/$(1)/testkern.o \
+		$(B)/images/$(1)/crc32c.o $(B)/images/$(1)/filler.o linker/testkern.ld
+	$$(LD) -m $$(TESTKERN_LDEMU_$(1)) $$(TESTKERN_LDFLAGS) --emit-relocs -o $$@ $$(filter %.o,$$^)
+endef
+$(foreach bits,32 64,$(eval $(call TESTKERN_RELOCS_RULE,$(bits))))
 
 $(B)/images/testkern64-low.elf: $(B)/images/64/entry.o $(B)/images/64/testkern.o \
 		$(B)/images/64/crc32c.o $(B)/images/64/filler.o linker/testkern.ld

@@ -27,6 +27,7 @@
 #include "payload_cache.h"
 #include "pe.h"
 #include "relocs.h"
+#include "relocs_elf.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -60,8 +61,10 @@ static void usage(FILE *out)
 		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
 		"      --relocs=FILE   an ELF INPUT's relocation table (the build's\n"
 		"                      arch/x86/boot/compressed/vmlinux.relocs): the kernel then\n"
-		"                      moves with the image; without one it runs at its link\n"
-		"                      address (a bzImage INPUT carries its own)\n"
+		"                      moves with the image; without one the table comes from\n"
+		"                      the ELF's sections if it was linked with --emit-relocs,\n"
+		"                      else it runs at its link address (a bzImage INPUT\n"
+		"                      carries its own)\n"
 		"  -v, --verbose       print the layout and sizes\n"
 		"      --pack-cache=DIR  keep compressed payloads in DIR and reuse them when\n"
 		"                      this packer, codec, level and kernel are the same\n"
@@ -110,7 +113,7 @@ static int describe(const char *input, struct error *err)
 				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
 		}
 	} else {
-		if (kernel_from_elf(&file, 0, &k, err) < 0)
+		if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0)
 			goto done;
 		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
 		printf("%-15s ELF%d x86 kernel, not a bzImage\n", "format:", k.bits);
@@ -350,6 +353,8 @@ int main(int argc, char **argv)
 		if (read_file(relocs, &table, &err) < 0 || relocs_attach(&k, table.data, table.size, k.align, &err) < 0)
 			goto out;
 		culprit = input;
+	} else if (!bzimage_detect(&file) && relocs_from_elf(&k, &file, &err) < 0) {
+		goto out;  /* an ELF linked with --emit-relocs: its own table */
 	}
 
 	autos.progress = k.blob.size >= SLOW_INPUT_BYTES;
