@@ -499,17 +499,14 @@ static const char *exit_boot_services(struct efi_boot *eb, struct boot_params *b
 }
 
 /* What a handover loader does to the setup header it copies that is no
- * damage.  A loader that put the protected-mode part elsewhere may say so
- * in code32_start (a "modify (reloc)" field; systemd-boot's loader finds
- * the handover entry from it); the stub runs from its link address again
- * now.  GRUB 2.06's linuxefi copies the header only up to its own
+ * damage: GRUB 2.06's linuxefi copies the header only up to its own
  * struct's end (handover_offset), so kernel_info_offset (protocol 2.15)
- * holds whatever its buffer held.  Both are put back to what the packer
- * wrote, computed here; setup_crc still checks every other field. */
-static void handover_quirks(struct boot_params *bp, const uint8_t *loaded_stub)
+ * holds whatever its buffer held.  It is put back to what the packer
+ * wrote, computed here; setup_crc still checks every other field.  (A
+ * loader may also rewrite code32_start, "modify (reloc)": that field is
+ * not covered by setup_crc, so it needs nothing here.) */
+static void handover_quirks(struct boot_params *bp)
 {
-	if (bp->hdr.code32_start == (uint32_t)(uintptr_t)loaded_stub)
-		bp->hdr.code32_start = BZPACK_LOAD_ADDR;
 	bp->hdr.kernel_info_offset = (uint32_t)(_stub_end - startup_32) + offsetof(struct bzpack_header, kernel_info);
 }
 
@@ -545,7 +542,7 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 				 sizeof(bp->hdr));
 		bp->hdr.type_of_loader = TYPE_OF_LOADER_OTHER;
 	} else {
-		handover_quirks(bp, loaded_stub);
+		handover_quirks(bp);
 	}
 	crc32c_init(&crc, 0);
 	why = stub_check_header(hdr, bp, &crc);

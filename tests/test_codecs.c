@@ -516,7 +516,7 @@ static void check_in_place(const struct codec *c, const struct input *in)
 	} else if (inplace_offset(c, &blk, &in->data, 0, &d, &err) != 0) {
 		failf("inplace_offset: %s", err.msg);
 	} else {
-		uint64_t floor = n > blk.size ? (n - blk.size) & ~(uint64_t)(INPLACE_GRAIN - 1) : 0;
+		uint64_t floor = inplace_floor(n, blk.size);
 		uint8_t *buf = xmalloc(d + blk.size + 1);
 		memcpy(buf + d, blk.data, blk.size);
 		int st = codec_decode(c, buf + d, blk.size, buf, n);

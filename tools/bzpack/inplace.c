@@ -58,7 +58,7 @@ int inplace_offset(const struct codec *c, const struct buffer *payload, const st
 		return fail_with(err, "out of memory");
 	if (progress)
 		fprintf(stderr, "bzpack: %s: simulating the in-place decode for the margin...\n", c->name);
-	uint64_t least = out->size > payload->size ? (out->size - payload->size) & ~(uint64_t)(INPLACE_GRAIN - 1) : 0;
+	uint64_t least = inplace_floor(out->size, payload->size);
 	uint64_t bad = 0, good = least, step = FIRST_STEP;
 	int bad_seen = 0;
 

@@ -13,6 +13,14 @@
 #define INPLACE_GRAIN 64
 #define INPLACE_SLACK 256
 
+/* Where the search starts: the payload ending with the output (out_size
+ * - payload_size, rounded down to the grain; 0 when the payload is the
+ * larger).  Below it the output's end would be written over the payload. */
+static inline uint64_t inplace_floor(uint64_t out_size, uint64_t payload_size)
+{
+	return out_size > payload_size ? (out_size - payload_size) & ~(uint64_t)(INPLACE_GRAIN - 1) : 0;
+}
+
 /* The smallest offset from the kernel's first byte at which the payload
  * may lie for our decoder to turn it into out in place (the output
  * growing over it), plus INPLACE_SLACK; found by decoding in place, and
