@@ -38,6 +38,8 @@ echo "bzpack-initramfs: firmware efi=$(yes_no test -d /sys/firmware/efi)" \
 # Where the kernel's text is, for the KASLR tests (before the marker, at
 # which the tests stop QEMU).
 echo "bzpack-initramfs: $(/bin/busybox grep -m1 ' _text$' /proc/kallsyms)"
+# The setup_data types the loader handed over (9: an RNG seed).
+echo "bzpack-initramfs: setup_data types=$(/bin/busybox cat /sys/kernel/boot_params/setup_data/*/type 2>/dev/null | /bin/busybox tr '\n' ' ')"
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
 [ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f

@@ -20,14 +20,18 @@
 #     -H           IMAGE is a raw disk (an ESP made with mtools): boot it
 #     -N           do not stop at "bzpack: error:" (under UEFI the firmware
 #                  goes on to its next boot option; -e says when to stop)
+#     -M MACHINE   -machine (pc, q35); an OVMF Secure Boot build (its code
+#                  file resolves to *secboot*) needs q35 with SMM and
+#                  secure pflash, which -U then adds
+#     -P CPUS      -smp CPUS
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1
-while getopts "q:t:a:i:m:c:de:CFD:KUHN" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1 machine="" smp=""
+while getopts "q:t:a:i:m:c:de:CFD:KUHNM:P:" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -44,7 +48,9 @@ while getopts "q:t:a:i:m:c:de:CFD:KUHN" opt; do
 	U) uefi=1 ;;
 	H) disk=1 ;;
 	N) stop_on_error="" ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] IMAGE LOG" >&2; exit 2 ;;
+	M) machine=$OPTARG ;;
+	P) smp=$OPTARG ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] [-M machine] [-P cpus] IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -56,6 +62,11 @@ args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
 if [ -n "$uefi" ]; then
 	. ci/ovmf.sh
 	ovmf_vars_copy "$log.vars.fd" || exit 2
+	if [[ $(readlink -f "$OVMF_CODE") == *secboot* ]]; then
+		[ "${machine:-q35}" = q35 ] || { echo "qemu-boot.sh: $OVMF_CODE needs -M q35 (SMM)" >&2; exit 2; }
+		machine=q35,smm=on
+		args+=(-global driver=cfi.pflash01,property=secure,value=on)
+	fi
 	args+=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE"
 		-drive "if=pflash,format=raw,unit=1,file=$log.vars.fd")
 fi
@@ -75,6 +86,8 @@ fi
 [ -n "$kvm" ] && args+=(-accel kvm -cpu host)
 [ -n "$cdrom$disk" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's or disk's own configuration" >&2; exit 2; }; }
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
+[ -n "$machine" ] && args+=(-machine "$machine")
+[ -n "$smp" ] && args+=(-smp "$smp")
 
 : > "$log"
 "$qemu" "${args[@]}" </dev/null 2>"$log.stderr" &

@@ -270,7 +270,9 @@ struct boot_params {
 	uint32_t scratch;               /* 0x1e4: the kernel's own scratch word: the heads' first
 					   stack, then which entry ran (BZPACK_ENTRY_*) */
 	uint8_t  e820_entries;          /* 0x1e8 */
-	uint8_t  _pad2[SETUP_HEADER_OFFSET - 0x1e9];
+	uint8_t  _pad2[0x1ec - 0x1e9];
+	uint8_t  secure_boot;           /* 0x1ec: the EFI entry's finding, BOOT_PARAMS_SECURE_BOOT_* */
+	uint8_t  _pad2b[SETUP_HEADER_OFFSET - 0x1ed];
 	struct setup_header hdr;        /* 0x1f1 */
 	uint8_t  _pad3[0x2d0 - SETUP_HEADER_END];
 	struct e820_entry e820_table[E820_MAX_ENTRIES]; /* 0x2d0 */
@@ -278,9 +280,14 @@ struct boot_params {
 } __attribute__((packed));
 
 #define BOOT_PARAMS_SIZE        0x1000
+/* boot_params.secure_boot, as Linux's efi_secureboot_mode counts */
+#define BOOT_PARAMS_SECURE_BOOT_UNKNOWN  1
+#define BOOT_PARAMS_SECURE_BOOT_DISABLED 2
+#define BOOT_PARAMS_SECURE_BOOT_ENABLED  3
 _Static_assert(sizeof(struct boot_params) == BOOT_PARAMS_SIZE, "boot_params is one page");
 _Static_assert(__builtin_offsetof(struct boot_params, scratch) == 0x1e4, "scratch");
 _Static_assert(__builtin_offsetof(struct boot_params, e820_entries) == 0x1e8, "e820_entries");
+_Static_assert(__builtin_offsetof(struct boot_params, secure_boot) == 0x1ec, "secure_boot");
 _Static_assert(__builtin_offsetof(struct boot_params, acpi_rsdp_addr) == 0x070, "acpi_rsdp_addr");
 _Static_assert(__builtin_offsetof(struct boot_params, efi_info) == 0x1c0, "efi_info");
 _Static_assert(__builtin_offsetof(struct boot_params, hdr) == SETUP_HEADER_OFFSET, "hdr");

@@ -1,7 +1,8 @@
 /*
  * efi.c - the boot story when UEFI starts us (64-bit stubs only).
- * stub/efi_entry.asm has copied the stub to its link address; the payload
- * is still where the loader put it.  With boot services only, and in the
+ * stub/efi_entry.asm calls us where the firmware (or the handover loader)
+ * put the image: the stub is position independent and never moves; the
+ * payload is read from there too.  With boot services only, and in the
  * order Linux's EFI stub (drivers/firmware/efi/libstub) taught us:
  *
  *   1. boot_params: our own page with the setup_header copied from the
@@ -12,17 +13,24 @@
  *      (with its own CRC32C);
  *   3. the initrd: the LINUX_EFI_INITRD_MEDIA_GUID LoadFile2 protocol,
  *      else the first initrd=\path, read from the image's own volume;
- *   4. the kernel's memory: it is not relocatable and OVMF keeps boot
- *      services data at 16 MiB, where kernels live, so the free parts of
- *      its range are claimed now (AllocateAddress) and boot services
- *      memory there is accepted, as it is free after ExitBootServices;
- *      main.c's CRC check and decode go to a staging buffer meanwhile;
- *   5. the ACPI RSDP, GOP's framebuffer, efi_info;
+ *   4. the kernel's memory.  A kernel with a relocation table goes where
+ *      the memory map has room: a random slot of the free memory (KASLR,
+ *      kaslr.c's rules, EFI_RNG_PROTOCOL's seed in the entropy and handed
+ *      on as SETUP_RNG_SEED), or with nokaslr the lowest from its link
+ *      address; claimed with AllocatePages, made writable and executable
+ *      through EFI_MEMORY_ATTRIBUTE_PROTOCOL where the firmware has it,
+ *      and decompressed straight there.  A kernel without one runs at its
+ *      link address: the free parts of that range are claimed now
+ *      (AllocateAddress) and boot services memory there is accepted, as
+ *      it is free after ExitBootServices; main.c's CRC check and decode go
+ *      to a staging buffer meanwhile.  Either way the stub's own code must
+ *      lie clear of the kernel;
+ *   5. the ACPI RSDP, GOP's framebuffer, Secure Boot's state, efi_info;
  *   6. ExitBootServices (fetching the map again while its key is stale),
  *      E820 from the final map; our own identity map of the low 4 GiB
- *      (firmware may map its old boot services pages non-executable),
- *      the staged kernel moved into place, the report line, and the
- *      kernel's 64-bit entry.
+ *      and of wherever the stub and its stack are (firmware may map its
+ *      old boot services pages non-executable), a staged kernel moved into
+ *      place, the report line, and the kernel's 64-bit entry.
  *
  * Before ExitBootServices every failure prints "bzpack: error: <reason>"
  * on COM1 and on ConOut, frees what we allocated and returns an EFI error
@@ -40,12 +48,17 @@
 #define EXIT_BOOT_TRIES       8
 #define TYPE_OF_LOADER_OTHER  0xff      /* boot.rst: "undefined" loader */
 #define CONOUT_CHUNK          64
-#define PAGE_TABLE_PAGES      6         /* PML4, PDPT, 4 page directories */
+#define LOW_DIRECTORIES       4         /* page directories for 0-4 GiB */
+#define HIGH_DIRECTORIES      4         /* for the GiBs the stub and its stack may be in */
+#define PAGE_TABLE_PAGES      (2 + LOW_DIRECTORIES + HIGH_DIRECTORIES) /* PML4, PDPT, directories */
+#define PDPT_ENTRIES          512       /* one PDPT: the first 512 GiB */
+#define RNG_SEED_BYTES        32        /* what Linux's EFI stub asks EFI_RNG_PROTOCOL for */
 #define PTE_PRESENT_WRITABLE  0x003
 #define PDE_2MIB_PAGE         0x083     /* present, writable, 2 MiB */
 #define STACK_GUARD           0x10000   /* what we may use of the firmware's stack */
 
 extern const uint8_t startup_32[], _stub_end[];
+
 __attribute__((noreturn)) void efi_enter_kernel(uint64_t entry, struct boot_params *bp);
 efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_params *given_bp,
 		    const uint8_t *loaded_stub);
@@ -62,6 +75,12 @@ static const struct efi_guid acpi20_guid = {
 	0x8868e871, 0xe4f1, 0x11d3, { 0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81 } };
 static const struct efi_guid acpi10_guid = {
 	0xeb9d2d30, 0x2d88, 0x11d3, { 0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d } };
+static const struct efi_guid rng_guid = {
+	0x3152bca5, 0xeade, 0x433d, { 0x86, 0x2e, 0xc0, 0x1c, 0xdc, 0x29, 0x1f, 0x44 } };
+static const struct efi_guid memory_attribute_guid = {
+	0xf4560cf6, 0x40ec, 0x4b4a, { 0xa1, 0x92, 0xbf, 0x1d, 0x57, 0xd0, 0xb1, 0x89 } };
+static const struct efi_guid global_variable_guid = {
+	0x8be4df61, 0x93ca, 0x11d2, { 0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c } };
 
 /* The device path Linux's loaders install the initrd's LoadFile2 on: a
  * vendor media node with LINUX_EFI_INITRD_MEDIA_GUID, then the end node. */
@@ -302,6 +321,39 @@ static int initrd_from_file(struct efi_boot *eb, struct boot_params *bp, const c
 
 /* ---- 4. the kernel's memory ---------------------------------------------- */
 
+/* A copy of the firmware's memory map in pages of our own (given back
+ * with free_memory_map, never handed to the kernel). */
+struct efi_map {
+	uint8_t *buf;
+	uint64_t pages, size, desc_size;
+};
+
+static const char *read_memory_map(struct efi_boot *eb, struct efi_map *m)
+{
+	uint64_t key, addr = 0;
+	uint32_t version;
+
+	m->size = 0;
+	if (eb->bs->get_memory_map(&m->size, 0, &key, &m->desc_size, &version) != EFI_BUFFER_TOO_SMALL)
+		return "GetMemoryMap gave no size";
+	m->pages = (m->size + MAP_SLACK_DESCRIPTORS * m->desc_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
+	if (eb->bs->allocate_pages(EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, m->pages, &addr) != EFI_SUCCESS)
+		return "no memory for the memory map";
+	m->buf = (uint8_t *)(uintptr_t)addr;
+	m->size = m->pages * EFI_PAGE_SIZE;
+	if (eb->bs->get_memory_map(&m->size, (void *)m->buf, &key, &m->desc_size, &version) != EFI_SUCCESS ||
+	    m->desc_size < sizeof(struct efi_memory_descriptor)) {
+		eb->bs->free_pages(addr, m->pages);
+		return "GetMemoryMap failed";
+	}
+	return 0;
+}
+
+static void free_memory_map(struct efi_boot *eb, struct efi_map *m)
+{
+	eb->bs->free_pages((uintptr_t)m->buf, m->pages);
+}
+
 /* Free memory in [start, end) is claimed as ours; boot services memory
  * is left to be freed by ExitBootServices; so is loader memory inside
  * given, what a handover loader allocated for us (init_size from the run
@@ -311,21 +363,12 @@ static int initrd_from_file(struct efi_boot *eb, struct boot_params *bp, const c
 static const char *claim_kernel_range(struct efi_boot *eb, uint64_t start, uint64_t end,
 				      struct mem_range given)
 {
-	uint64_t size = 0, key, desc_size, addr = 0, covered = 0;
-	uint32_t version;
+	struct efi_map m = { 0 };
+	uint64_t covered = 0;
+	const char *why = read_memory_map(eb, &m);
 
-	if (eb->bs->get_memory_map(&size, 0, &key, &desc_size, &version) != EFI_BUFFER_TOO_SMALL)
-		return "GetMemoryMap gave no size";
-	uint64_t pages = (size + MAP_SLACK_DESCRIPTORS * desc_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
-	if (eb->bs->allocate_pages(EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, pages, &addr) != EFI_SUCCESS)
-		return "no memory for the memory map";
-	const uint8_t *map = (const uint8_t *)(uintptr_t)addr;
-	const char *why = 0;
-	size = pages * EFI_PAGE_SIZE;
-	if (eb->bs->get_memory_map(&size, (void *)map, &key, &desc_size, &version) != EFI_SUCCESS)
-		why = "GetMemoryMap failed";
-	for (uint64_t off = 0; !why && off + desc_size <= size; off += desc_size) {
-		const struct efi_memory_descriptor *d = (const void *)(map + off);
+	for (uint64_t off = 0; !why && off + m.desc_size <= m.size; off += m.desc_size) {
+		const struct efi_memory_descriptor *d = (const void *)(m.buf + off);
 		uint64_t lo = d->physical_start > start ? d->physical_start : start;
 		uint64_t d_end = d->physical_start + d->pages * EFI_PAGE_SIZE;
 		uint64_t hi = d_end < end ? d_end : end;
@@ -338,18 +381,138 @@ static const char *claim_kernel_range(struct efi_boot *eb, uint64_t start, uint6
 		} else if (d->type != EFI_BOOT_SERVICES_CODE && d->type != EFI_BOOT_SERVICES_DATA &&
 			   !((d->type == EFI_LOADER_CODE || d->type == EFI_LOADER_DATA) &&
 			     given.start <= lo && hi <= given.end)) {
-			why = "the kernel's memory holds firmware memory that stays in use";
+			why = "the fixed-address kernel's memory holds firmware memory that stays in use";
 		}
 	}
-	eb->bs->free_pages(addr, pages);
+	if (!m.buf)
+		return why;
+	free_memory_map(eb, &m);
 	if (!why && covered != end - start)
-		why = "the kernel's memory is not all RAM";
+		why = "the fixed-address kernel's memory is not all RAM";
 	return why;
 }
 
+/* size bytes at a multiple of align (a power of two, >= 4 KiB) below
+ * limit, wherever the firmware has them: a larger allocation, its
+ * unaligned head and tail given back. */
+static efi_status allocate_aligned(struct efi_boot *eb, uint64_t size, uint64_t align, uint64_t limit,
+				   uint64_t *addr)
+{
+	uint64_t pages = (size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE, slack = align / EFI_PAGE_SIZE - 1;
+	uint64_t raw = limit - 1;
+
+	if (eb->n_alloc == EFI_MAX_ALLOCATIONS)
+		return EFI_OUT_OF_RESOURCES;
+	efi_status s = eb->bs->allocate_pages(EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_CODE, pages + slack, &raw);
+	if (s != EFI_SUCCESS)
+		return s;
+	uint64_t at = (raw + align - 1) & ~(align - 1);
+	uint64_t head = (at - raw) / EFI_PAGE_SIZE;
+	if (head)
+		eb->bs->free_pages(raw, head);
+	if (slack - head)
+		eb->bs->free_pages(at + pages * EFI_PAGE_SIZE, slack - head);
+	eb->alloc[eb->n_alloc++] = (struct efi_allocation){ at, pages };
+	*addr = at;
+	return EFI_SUCCESS;
+}
+
+/* A kernel with a relocation table: where it runs, as Linux's EFI stub
+ * places one (efi_random_alloc: the slots of the map's free memory, one
+ * picked at random, then AllocateAddress), with kaslr.c's rules and
+ * entropy.  With KASLR off (nokaslr, ...) the pick is slot 0, the lowest
+ * from the link address, which is the link address when it is free.
+ * The slots come from the firmware's free, ordinary (write-back, not
+ * "specific purpose") memory, rewritten in place as E820 RAM entries
+ * for kaslr_ram_slots.  Fills *k; returns why not, or NULL. */
+static const char *place_relocatable(struct efi_boot *eb, struct boot_params *bp,
+				     const struct bzpack_header *hdr, uint64_t size, struct kaslr *k)
+{
+	uint64_t min = hdr->out_addr, limit = kaslr_phys_limit(hdr), at = 0;
+	int shift = __builtin_ctz(hdr->out_align), found = 0;
+	struct efi_map m;
+
+	*k = (struct kaslr){ 0, 0, kaslr_off_reason(bp, hdr, size) };
+	uint64_t r = kaslr_entropy(bp);
+	if (!read_memory_map(eb, &m)) {
+		struct e820_entry *ram = (struct e820_entry *)m.buf;
+		unsigned n = 0;
+		/* Entry n is never past descriptor off: read it out first. */
+		for (uint64_t off = 0; off + m.desc_size <= m.size; off += m.desc_size) {
+			const struct efi_memory_descriptor *d = (const void *)(m.buf + off);
+			uint64_t start = d->physical_start, bytes = d->pages * EFI_PAGE_SIZE;
+			if (d->type == EFI_CONVENTIONAL_MEMORY && (d->attribute & EFI_MEMORY_WB) &&
+			    !(d->attribute & EFI_MEMORY_SP))
+				ram[n++] = (struct e820_entry){ start, bytes, E820_TYPE_RAM };
+		}
+		uint32_t slots = (uint32_t)kaslr_ram_slots(ram, n, min, limit, size, shift, UINT32_MAX, &found);
+		if (slots)
+			at = kaslr_ram_slots(ram, n, min, limit, size, shift, k->off ? 0 : (uint32_t)r % slots,
+					     &found);
+		free_memory_map(eb, &m);
+	}
+	if (!found || allocate(eb, EFI_ALLOCATE_ADDRESS, EFI_LOADER_CODE, size, &at) != EFI_SUCCESS) {
+		if (!k->off)
+			k->off = "no-room";
+		if (allocate_aligned(eb, size, hdr->out_align, limit, &at) != EFI_SUCCESS)
+			return "EFI: no memory below 4 GiB for the kernel";
+	}
+	k->phys = at;
+	if (!k->off) {
+		k->virt_delta = kaslr_virt_delta(hdr, size, r);
+		bp->hdr.loadflags |= LOADFLAG_KASLR;
+	}
+	return 0;
+}
+
+/* NX, the firmware's side: where it has EFI_MEMORY_ATTRIBUTE_PROTOCOL,
+ * the kernel's pages may have come read-only or non-executable (firmware
+ * that applies W^X to NX_COMPAT images does so to their allocations), so
+ * before we write there and jump there both are cleared, as Linux's EFI
+ * stub clears them on the kernel it decompressed.  Without the protocol
+ * EfiLoaderCode pages are writable and executable.  NULL, or why not. */
+static const char *make_writable_executable(struct efi_boot *eb, uint64_t start, uint64_t size)
+{
+	struct efi_memory_attribute *ma;
+	uint64_t attributes = 0;
+
+	size = (size + EFI_PAGE_SIZE - 1) & ~(uint64_t)(EFI_PAGE_SIZE - 1);
+	if (eb->bs->locate_protocol(&memory_attribute_guid, 0, (void **)&ma) != EFI_SUCCESS)
+		return 0;
+	if (ma->get(ma, start, size, &attributes) == EFI_SUCCESS && !(attributes & (EFI_MEMORY_RO | EFI_MEMORY_XP)))
+		return 0;
+	if (ma->clear(ma, start, size, EFI_MEMORY_RO | EFI_MEMORY_XP) != EFI_SUCCESS)
+		return "EFI: the memory attribute protocol would not make the kernel's memory writable and executable";
+	return 0;
+}
+
+/* EFI_RNG_PROTOCOL's bytes as a SETUP_RNG_SEED setup_data node at the
+ * head of bp's list: kaslr_entropy mixes them in, and the kernel feeds
+ * them to its random pool (and wipes them).  Nothing without the
+ * protocol or when it fails; the other entropy remains. */
+static void add_rng_seed(struct efi_boot *eb, struct boot_params *bp)
+{
+	struct efi_rng *rng;
+	uint64_t addr = BELOW_4G;
+
+	if (eb->bs->locate_protocol(&rng_guid, 0, (void **)&rng) != EFI_SUCCESS ||
+	    allocate(eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, sizeof(struct setup_data) + RNG_SEED_BYTES,
+		     &addr) != EFI_SUCCESS)
+		return;
+	struct setup_data *sd = (struct setup_data *)(uintptr_t)addr;
+	if (rng->get_rng(rng, 0, RNG_SEED_BYTES, (uint8_t *)(sd + 1)) != EFI_SUCCESS)
+		return;
+	sd->next = bp->hdr.setup_data;
+	sd->type = SETUP_RNG_SEED;
+	sd->len = RNG_SEED_BYTES;
+	bp->hdr.setup_data = addr;
+}
+
 /* Identity-map 0-4 GiB in 2 MiB pages, writable and executable, as
- * head_64.asm does for the BIOS paths; the address of the PML4, or 0. */
-static uint64_t build_page_tables(struct efi_boot *eb)
+ * head_64.asm does for the BIOS paths, and the GiBs holding each of
+ * high[] (where the stub and its stack are, when the firmware put them
+ * above 4 GiB): the address of the PML4, or 0. */
+static uint64_t build_page_tables(struct efi_boot *eb, const uint64_t *high, int n_high)
 {
 	uint64_t addr = BELOW_4G;
 
@@ -359,10 +522,18 @@ static uint64_t build_page_tables(struct efi_boot *eb)
 	uint64_t *pml4 = (uint64_t *)(uintptr_t)addr, *pdpt = pml4 + 512, *pd = pdpt + 512;
 	memset(pml4, 0, PAGE_TABLE_PAGES * EFI_PAGE_SIZE);
 	pml4[0] = (uintptr_t)pdpt | PTE_PRESENT_WRITABLE;
-	for (int i = 0; i < 4; i++)
-		pdpt[i] = (uintptr_t)(pd + 512 * i) | PTE_PRESENT_WRITABLE;
-	for (uint64_t i = 0; i < 4 * 512; i++)
-		pd[i] = i << 21 | PDE_2MIB_PAGE;
+	int directories = 0;
+	for (int i = -LOW_DIRECTORIES; i < n_high; i++) {
+		uint64_t gib = i < 0 ? (uint64_t)(i + LOW_DIRECTORIES) : high[i] >> 30;
+		if (gib >= PDPT_ENTRIES)
+			return 0;
+		if (pdpt[gib])
+			continue;
+		uint64_t *dir = pd + 512 * directories++;
+		pdpt[gib] = (uintptr_t)dir | PTE_PRESENT_WRITABLE;
+		for (uint64_t j = 0; j < 512; j++)
+			dir[j] = gib << 30 | j << 21 | PDE_2MIB_PAGE;
+	}
 	return addr;
 }
 
@@ -377,6 +548,38 @@ static void set_acpi_rsdp(const struct efi_system_table *st, struct boot_params 
 		else if (guid_equal(&t->guid, &acpi10_guid) && !bp->acpi_rsdp_addr)
 			bp->acpi_rsdp_addr = (uintptr_t)t->table;
 	}
+}
+
+/* One byte of a global variable (SecureBoot, SetupMode); -1 if absent
+ * or unreadable, with *missing set when it does not exist. */
+static int global_variable_byte(struct efi_boot *eb, const char16 *name, int *missing)
+{
+	uint8_t value = 0;
+	uint64_t size = sizeof(value);
+	efi_status s = eb->st->runtime_services->get_variable(name, &global_variable_guid, 0, &size, &value);
+
+	*missing = s == EFI_NOT_FOUND;
+	return s == EFI_SUCCESS && size == sizeof(value) ? value : -1;
+}
+
+/* boot_params.secure_boot, read as Linux's efi_get_secureboot reads it:
+ * enforcing when SecureBoot is 1 and the platform is not in setup mode.
+ * The kernel reports it ("Secure boot enabled") and locks itself down. */
+static void set_secure_boot(struct efi_boot *eb, struct boot_params *bp)
+{
+	static const char16 secure_boot[] = u"SecureBoot", setup_mode[] = u"SetupMode";
+	int missing, sb = global_variable_byte(eb, secure_boot, &missing);
+
+	if (sb < 0) {
+		bp->secure_boot = missing ? BOOT_PARAMS_SECURE_BOOT_DISABLED : BOOT_PARAMS_SECURE_BOOT_UNKNOWN;
+		return;
+	}
+	int setup = global_variable_byte(eb, setup_mode, &missing);
+	if (setup < 0 && !missing)
+		bp->secure_boot = BOOT_PARAMS_SECURE_BOOT_UNKNOWN;
+	else
+		bp->secure_boot = sb == 1 && setup != 1 ? BOOT_PARAMS_SECURE_BOOT_ENABLED
+							: BOOT_PARAMS_SECURE_BOOT_DISABLED;
 }
 
 /* screen_info from GOP, when it has a linear framebuffer in a format we
@@ -563,39 +766,65 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 			return efi_fail(&eb, EFI_LOAD_ERROR, why, "");
 	}
 
-	/* 4. */
-	uint64_t out_start = hdr->out_addr & ~(uint64_t)(EFI_PAGE_SIZE - 1);
+	/* 4.  The stub's code, header and strings must outlive the kernel's
+	 * arrival; the payload only until it is decompressed. */
 	uint64_t span = (uint64_t)hdr->out_size + hdr->zero_size;
-	uint64_t out_end = hdr->out_addr + span;
+	struct mem_range stub = { (uintptr_t)loaded_stub, (uintptr_t)payload };
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	if (sp >= BELOW_4G || (sp + EFI_PAGE_SIZE > out_start && sp - STACK_GUARD < out_end))
-		return efi_fail(&eb, EFI_UNSUPPORTED, "EFI: the firmware's stack lies where the kernel goes", "");
-	struct mem_range given = { 0, 0 };
-	if (given_bp)
-		given = (struct mem_range){ bzpack_run_base(hdr, (uintptr_t)loaded_stub),
-					    bzpack_run_base(hdr, (uintptr_t)loaded_stub) + bp->hdr.init_size };
-	why = claim_kernel_range(&eb, out_start, out_end, given);
-	if (why)
-		return efi_fail(&eb, EFI_OUT_OF_RESOURCES, "EFI: ", why);
-	uint64_t staged = BELOW_4G, workspace = 0, page_tables = build_page_tables(&eb);
-	if (!page_tables)
-		return efi_fail(&eb, EFI_OUT_OF_RESOURCES, "EFI: no memory for page tables", "");
-	s = allocate(&eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, span, &staged);
-	if (s != EFI_SUCCESS)
-		return efi_fail(&eb, s, "EFI: no memory below 4 GiB to stage the kernel in", "");
+	uint64_t workspace = 0, staged = 0;
+	struct kaslr where;
 	s = hdr->workspace_size ? allocate(&eb, EFI_ALLOCATE_ANY_PAGES, EFI_LOADER_DATA, hdr->workspace_size,
 					   &workspace) : EFI_SUCCESS;
 	if (s != EFI_SUCCESS)
 		return efi_fail(&eb, s, "EFI: no memory for the decoder's workspace", "");
-	/* The kernel runs where it was linked: no move, no KASLR here. */
-	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)staged, 0, (void *)(uintptr_t)workspace,
-			  &t, &detail);
+	if (hdr->relocs_size) {
+		add_rng_seed(&eb, bp);
+		why = place_relocatable(&eb, bp, hdr, span, &where);
+		if (!why)
+			why = make_writable_executable(&eb, where.phys, span);
+		if (why)
+			return efi_fail(&eb, EFI_OUT_OF_RESOURCES, why, "");
+	} else {
+		uint64_t out_start = hdr->out_addr & ~(uint64_t)(EFI_PAGE_SIZE - 1);
+		struct mem_range out = { out_start, hdr->out_addr + span };
+		struct mem_range stack = { sp - STACK_GUARD, sp + EFI_PAGE_SIZE };
+		where = (struct kaslr){ hdr->out_addr, 0, kaslr_off_reason(bp, hdr, span) };
+		if (ranges_overlap(stub, out))
+			return efi_fail(&eb, EFI_UNSUPPORTED,
+					"EFI: the image lies where the fixed-address kernel goes", "");
+		if (ranges_overlap(stack, out))
+			return efi_fail(&eb, EFI_UNSUPPORTED, "EFI: the firmware's stack lies where the kernel goes", "");
+		struct mem_range given = { 0, 0 };
+		if (given_bp)
+			given = (struct mem_range){ bzpack_run_base(hdr, (uintptr_t)loaded_stub),
+						    bzpack_run_base(hdr, (uintptr_t)loaded_stub) + bp->hdr.init_size };
+		why = claim_kernel_range(&eb, out_start, out.end, given);
+		if (why)
+			return efi_fail(&eb, EFI_OUT_OF_RESOURCES, "EFI: ", why);
+		staged = BELOW_4G;
+		s = allocate(&eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, span, &staged);
+		if (s != EFI_SUCCESS)
+			return efi_fail(&eb, s, "EFI: no memory below 4 GiB to stage the kernel in", "");
+	}
+	/* Both are ours now, so cannot overlap; checked all the same, as the
+	 * stub's life depends on it. */
+	struct mem_range kernel = { staged ? staged : where.phys, (staged ? staged : where.phys) + span };
+	if (ranges_overlap(stub, kernel))
+		return efi_fail(&eb, EFI_LOAD_ERROR, "EFI: the kernel's memory holds the stub", "");
+	const uint64_t high[] = { stub.start, stub.end, sp - STACK_GUARD, sp };
+	uint64_t page_tables = build_page_tables(&eb, high, sizeof(high) / sizeof(high[0]));
+	if (!page_tables)
+		return efi_fail(&eb, EFI_OUT_OF_RESOURCES,
+				"EFI: no memory for page tables, or the stub runs above 512 GiB", "");
+	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)kernel.start, where.virt_delta,
+			  (void *)(uintptr_t)workspace, &t, &detail);
 	if (why)
 		return efi_fail(&eb, EFI_CRC_ERROR, why, detail);
 
 	/* 5. */
 	set_acpi_rsdp(st, bp);
 	set_screen_info(&eb, bp);
+	set_secure_boot(&eb, bp);
 
 	/* 6.  From here on the firmware's IDT, page tables and boot services
 	 * memory are gone or going: no interrupts, our own page tables. */
@@ -604,10 +833,10 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		return efi_fail(&eb, EFI_LOAD_ERROR, "EFI: ", why);
 	__asm__ volatile("cli; mov %0, %%cr3" : : "r"(page_tables) : "memory");
 	uint64_t t0 = read_tsc();
-	memmove((void *)(uintptr_t)hdr->out_addr, (const void *)(uintptr_t)staged, span);
+	if (staged)
+		memmove((void *)(uintptr_t)hdr->out_addr, (const void *)(uintptr_t)staged, span);
 	t.move = read_tsc() - t0;
 	bp->scratch = BZPACK_ENTRY_EFI;
-	const struct kaslr where = { hdr->out_addr, 0, "efi" };
 	stub_report(hdr, bp, &where, &t);
-	efi_enter_kernel(hdr->entry, bp);
+	efi_enter_kernel(where.phys + (hdr->entry - hdr->out_addr), bp);
 }

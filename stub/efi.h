@@ -88,6 +88,38 @@ struct efi_boot_services {
 	efi_status (EFIAPI *locate_protocol)(const struct efi_guid *protocol, void *registration, void **iface);
 };
 
+/* EFI_MEMORY_DESCRIPTOR.Attribute bits, also what the memory attribute
+ * protocol (2.10, 37.7) gets, sets and clears (RP, XP, RO only). */
+#define EFI_MEMORY_WB           0x8ull
+#define EFI_MEMORY_XP           0x4000ull
+#define EFI_MEMORY_RO           0x20000ull
+#define EFI_MEMORY_SP           0x40000ull  /* "specific purpose": not for general use */
+
+struct efi_memory_attribute {
+	efi_status (EFIAPI *get)(struct efi_memory_attribute *self, uint64_t base, uint64_t length,
+				 uint64_t *attributes);
+	efi_status (EFIAPI *set)(struct efi_memory_attribute *self, uint64_t base, uint64_t length,
+				 uint64_t attributes);
+	efi_status (EFIAPI *clear)(struct efi_memory_attribute *self, uint64_t base, uint64_t length,
+				   uint64_t attributes);
+};
+
+/* EFI_RNG_PROTOCOL (37.5): GetRNG with a NULL algorithm is the default one. */
+struct efi_rng {
+	void *get_info;
+	efi_status (EFIAPI *get_rng)(struct efi_rng *self, const struct efi_guid *algorithm, uint64_t length,
+				     uint8_t *value);
+};
+
+/* Runtime services (8): only GetVariable is called, before ExitBootServices. */
+struct efi_runtime_services {
+	struct efi_table_header hdr;
+	void *get_time, *set_time, *get_wakeup_time, *set_wakeup_time;
+	void *set_virtual_address_map, *convert_pointer;
+	efi_status (EFIAPI *get_variable)(const char16 *name, const struct efi_guid *vendor, uint32_t *attributes,
+					  uint64_t *size, void *data);
+};
+
 struct efi_configuration_table {
 	struct efi_guid guid;
 	void *table;
@@ -103,7 +135,7 @@ struct efi_system_table {
 	struct efi_simple_text_output *con_out;
 	efi_handle standard_error_handle;
 	struct efi_simple_text_output *std_err;
-	void *runtime_services;
+	struct efi_runtime_services *runtime_services;
 	struct efi_boot_services *boot_services;
 	uint64_t table_entries;
 	struct efi_configuration_table *configuration_table;

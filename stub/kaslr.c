@@ -30,10 +30,8 @@
 #include "portio.h"
 #include "stub.h"
 
-#define SETUP_RNG_SEED          9               /* setup_data type: a seed from the loader */
 #define KERNEL_IMAGE_SIZE_64    (1ull << 30)    /* x86_64 with CONFIG_RANDOMIZE_BASE */
-#define PHYS_LIMIT_32           (512ull << 20)  /* i386: KERNEL_IMAGE_SIZE */
-#define PHYS_LIMIT_64           (1ull << 32)    /* what the 64-bit heads map for sure */
+#define PHYS_LIMIT_64           (1ull << 32)    /* the setup_data the stub reads */
 #define I8254_CONTROL           0x43
 #define I8254_COUNTER0          0x40
 #define SETUP_DATA_MAX_NODES    64
@@ -44,7 +42,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t entropy(const struct boot_params *bp)
+uint64_t kaslr_entropy(const struct boot_params *bp)
 {
 	uint64_t h = mix(0, read_tsc());
 	unsigned a, b, c, d;
@@ -76,18 +74,20 @@ static uint64_t entropy(const struct boot_params *bp)
 	return mix(h, read_tsc());
 }
 
-/* The E820 RAM slots for size bytes at multiples of 1 << shift in [min,
- * limit): with pick < the count, the address of slot pick; else counts
- * them.  Returns the count, or the address when pick was in range. */
-static uint64_t ram_slots(const struct boot_params *bp, uint64_t min, uint64_t limit, uint64_t size, int shift,
-			  uint32_t pick, int *found)
+/* The RAM slots for size bytes at multiples of 1 << shift in [min, limit)
+ * of an E820-style table: with pick < the count, the address of slot
+ * pick (and *found set); else counts them.  Returns the count, or the
+ * address when pick was in range.  The EFI entry passes the free parts
+ * of its memory map in the same form. */
+uint64_t kaslr_ram_slots(const struct e820_entry *table, unsigned entries, uint64_t min, uint64_t limit,
+			 uint64_t size, int shift, uint32_t pick, int *found)
 {
 	uint64_t align = 1ull << shift;
 	uint32_t count = 0;
 
 	*found = 0;
-	for (unsigned i = 0; i < bp->e820_entries && i < E820_MAX_ENTRIES; i++) {
-		const struct e820_entry *e = &bp->e820_table[i];
+	for (unsigned i = 0; i < entries; i++) {
+		const struct e820_entry *e = &table[i];
 		uint64_t start = e->addr > min ? e->addr : min;
 		uint64_t end = e->addr + e->size < limit ? e->addr + e->size : limit;
 		start = (start + align - 1) & ~(align - 1);
@@ -122,34 +122,53 @@ static int has_option(const char *cmd, uint64_t len, const char *word, int prefi
 	return 0;
 }
 
-void kaslr_choose(struct boot_params *bp, const struct bzpack_header *hdr, uint64_t planned,
-		  uint64_t size, const struct mem_range *avoid, int n_avoid, struct kaslr *k)
+const char *kaslr_off_reason(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t size)
 {
 	uint64_t len;
 	const char *cmd = memory_cmdline(bp, &len);
-	uint64_t align = hdr->out_align, min = hdr->out_addr;
-	uint64_t limit = hdr->bits == 64 ? PHYS_LIMIT_64 : PHYS_LIMIT_32;
 
-	*k = (struct kaslr){ planned, 0, 0 };
 	if (!hdr->relocs_size)
-		k->off = "no-relocations";
-	else if (has_option(cmd, len, "nokaslr", 0))
-		k->off = "nokaslr";
-	else if (has_option(cmd, len, "mem=", 1) || has_option(cmd, len, "memmap=", 1))
-		k->off = "mem-or-memmap";
-	else if (min + size > limit)
-		k->off = "kernel-too-large";
+		return "no-relocations";
+	if (has_option(cmd, len, "nokaslr", 0))
+		return "nokaslr";
+	if (has_option(cmd, len, "mem=", 1) || has_option(cmd, len, "memmap=", 1))
+		return "mem-or-memmap";
+	if (hdr->out_addr + size > kaslr_phys_limit(hdr))
+		return "kernel-too-large";
+	return 0;
+}
+
+uint64_t kaslr_virt_delta(const struct bzpack_header *hdr, uint64_t size, uint64_t r)
+{
+	int shift = __builtin_ctz(hdr->out_align);
+
+	if (hdr->bits != 64 || hdr->out_addr + size > KERNEL_IMAGE_SIZE_64)
+		return 0;
+	uint32_t vslots = (uint32_t)((KERNEL_IMAGE_SIZE_64 - size - hdr->out_addr) >> shift) + 1;
+	return (uint64_t)((uint32_t)mix(r, read_tsc()) % vslots) << shift;
+}
+
+void kaslr_choose(struct boot_params *bp, const struct bzpack_header *hdr, uint64_t planned,
+		  uint64_t size, const struct mem_range *avoid, int n_avoid, struct kaslr *k)
+{
+	uint64_t align = hdr->out_align, min = hdr->out_addr;
+	uint64_t limit = kaslr_phys_limit(hdr);
+
+	*k = (struct kaslr){ planned, 0, kaslr_off_reason(bp, hdr, size) };
 	if (k->off)
 		return;
 
 	/* Slots are counted in 32 bits (at most 4 GiB / 4 KiB of them):
 	 * a 64-bit division would need libgcc in the 32-bit stub. */
 	int shift = __builtin_ctz(hdr->out_align);
-	uint64_t r = entropy(bp), at = 0;
+	unsigned entries = bp->e820_entries < E820_MAX_ENTRIES ? bp->e820_entries : E820_MAX_ENTRIES;
+	uint64_t r = kaslr_entropy(bp), at = 0;
 	int found;
-	uint32_t slots = (uint32_t)ram_slots(bp, min, limit, size, shift, UINT32_MAX, &found);
+	uint32_t slots = (uint32_t)kaslr_ram_slots(bp->e820_table, entries, min, limit, size, shift, UINT32_MAX,
+						   &found);
 	if (slots) {
-		uint64_t from = ram_slots(bp, min, limit, size, shift, (uint32_t)r % slots, &found);
+		uint64_t from = kaslr_ram_slots(bp->e820_table, entries, min, limit, size, shift,
+						(uint32_t)r % slots, &found);
 		at = memory_find_free(bp, from, size, align, avoid, n_avoid);
 	}
 	if (!at || at + size > limit)
@@ -159,9 +178,6 @@ void kaslr_choose(struct boot_params *bp, const struct bzpack_header *hdr, uint6
 		return;
 	}
 	k->phys = at;
-	if (hdr->bits == 64 && min + size <= KERNEL_IMAGE_SIZE_64) {
-		uint32_t vslots = (uint32_t)((KERNEL_IMAGE_SIZE_64 - size - min) >> shift) + 1;
-		k->virt_delta = (uint64_t)((uint32_t)mix(r, read_tsc()) % vslots) << shift;
-	}
+	k->virt_delta = kaslr_virt_delta(hdr, size, r);
 	bp->hdr.loadflags |= LOADFLAG_KASLR;
 }

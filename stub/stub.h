@@ -78,6 +78,23 @@ struct kaslr {
 };
 void kaslr_choose(struct boot_params *bp, const struct bzpack_header *hdr, uint64_t planned,
 		  uint64_t size, const struct mem_range *avoid, int n_avoid, struct kaslr *k);
+/* The pieces kaslr_choose is made of, which the EFI entry uses on the
+ * firmware's memory map: why randomising is off (NULL: it is on); the
+ * entropy (a SETUP_RNG_SEED node in bp's setup_data is mixed in); the
+ * slots of an E820-style table (counted with pick UINT32_MAX, else the
+ * address of slot pick with *found set); the x86_64 virtual offset. */
+#define SETUP_RNG_SEED          9               /* setup_data type: a seed from the loader */
+#define PHYS_LIMIT_32           (512ull << 20)  /* i386: KERNEL_IMAGE_SIZE */
+#define KASLR_PHYS_LIMIT_64     (1ull << 32)    /* what the 64-bit heads map for sure */
+static inline uint64_t kaslr_phys_limit(const struct bzpack_header *hdr)
+{
+	return hdr->bits == 64 ? KASLR_PHYS_LIMIT_64 : PHYS_LIMIT_32;
+}
+const char *kaslr_off_reason(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t size);
+uint64_t kaslr_entropy(const struct boot_params *bp);
+uint64_t kaslr_ram_slots(const struct e820_entry *table, unsigned entries, uint64_t min, uint64_t limit,
+			 uint64_t size, int shift, uint32_t pick, int *found);
+uint64_t kaslr_virt_delta(const struct bzpack_header *hdr, uint64_t size, uint64_t r);
 /* The loader's setup_data list lies in RAM; returns why not, or NULL. */
 const char *memory_check_setup_data(const struct boot_params *bp);
 /* Copies setup_data nodes that overlap in_use[] to free memory and
