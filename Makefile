@@ -102,6 +102,7 @@ readme-debian:
 # The UEFI routes x images table from the last make test (ci/test-efi.sh).
 readme-efi:
 	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md
+	@bash ci/readme-table.sh efi-firmware-table $(B)/test/efi-firmware.md
 
 run: deps all
 	@bash ci/run-default.sh
