@@ -79,7 +79,7 @@ uint64_t kaslr_entropy(const struct boot_params *bp)
  * pick (and *found set); else counts them.  Returns the count, or the
  * address when pick was in range.  The EFI entry passes the free parts
  * of its memory map in the same form. */
-uint64_t kaslr_ram_slots(const struct e820_entry *table, unsigned entries, uint64_t min, uint64_t limit,
+__attribute__((noinline)) uint64_t kaslr_ram_slots(const struct e820_entry *table, unsigned entries, uint64_t min, uint64_t limit,
 			 uint64_t size, int shift, uint32_t pick, int *found)
 {
 	uint64_t align = 1ull << shift;
@@ -122,7 +122,8 @@ static int has_option(const char *cmd, uint64_t len, const char *word, int prefi
 	return 0;
 }
 
-const char *kaslr_off_reason(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t size)
+/* Not inlined: one copy serves kaslr_choose and the EFI entry. */
+__attribute__((noinline)) const char *kaslr_off_reason(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t size)
 {
 	uint64_t len;
 	const char *cmd = memory_cmdline(bp, &len);
@@ -138,7 +139,7 @@ const char *kaslr_off_reason(const struct boot_params *bp, const struct bzpack_h
 	return 0;
 }
 
-uint64_t kaslr_virt_delta(const struct bzpack_header *hdr, uint64_t size, uint64_t r)
+__attribute__((noinline)) uint64_t kaslr_virt_delta(const struct bzpack_header *hdr, uint64_t size, uint64_t r)
 {
 	int shift = __builtin_ctz(hdr->out_align);
 
