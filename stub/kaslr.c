@@ -24,6 +24,10 @@
  * command line, or "mem=" or "memmap=" (we do not parse the ranges they
  * take away, so we do not guess), or when no slot fits.  A randomised
  * kernel is told so with KASLR_FLAG in loadflags.
+ *
+ * The EFI entry (efi.c) uses the same rules, entropy, slot counting and
+ * virtual offset on the firmware's memory map, where AllocatePages, not
+ * memory.c, keeps the kernel clear of everything else.
  */
 #include <cpuid.h>
 
