@@ -20,14 +20,16 @@
 #     -H           IMAGE is a raw disk (an ESP made with mtools): boot it
 #     -N           do not stop at "bzpack: error:" (under UEFI the firmware
 #                  goes on to its next boot option; -e says when to stop)
+#     -x ARG       one more QEMU argument, as is (repeatable: a NIC, a
+#                  bootindex)
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1
-while getopts "q:t:a:i:m:c:de:CFD:KUHN" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1 extra=()
+while getopts "q:t:a:i:m:c:de:CFD:KUHNx:" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -44,7 +46,8 @@ while getopts "q:t:a:i:m:c:de:CFD:KUHN" opt; do
 	U) uefi=1 ;;
 	H) disk=1 ;;
 	N) stop_on_error="" ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] IMAGE LOG" >&2; exit 2 ;;
+	x) extra+=("$OPTARG") ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] [-x arg]... IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -75,6 +78,7 @@ fi
 [ -n "$kvm" ] && args+=(-accel kvm -cpu host)
 [ -n "$cdrom$disk" ] && { [ -n "$append$initrd" ] && { echo "qemu-boot.sh: -a/-i go in the ISO's or disk's own configuration" >&2; exit 2; }; }
 [ -n "$icount" ] && args+=(-icount shift=0,sleep=off)
+args+=("${extra[@]}")
 
 : > "$log"
 "$qemu" "${args[@]}" </dev/null 2>"$log.stderr" &
