@@ -11,7 +11,7 @@ libdeflate-dev gnuplot-nox
 man-db strace python3-yaml
 grub-pc-bin grub-common xorriso mtools kexec-tools
 ovmf sbsigntool grub-efi-amd64-bin openssl
-systemd-boot-efi ipxe syslinux syslinux-common
+systemd-boot-efi ipxe syslinux syslinux-common dosfstools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev"
@@ -23,7 +23,7 @@ lib32stdc++-12-dev"
 # systemd-boot-efi, ipxe, syslinux and syslinux-common are the loaders
 # ci/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
 # for BIOS and UEFI, syslinux and its BIOS modules); mtools makes their
-# FAT disks.
+# FAT disks, dosfstools (mkfs.vfat) the one syslinux installs on.
 # The last two lines are for the -m32 host tests and fuzzers
 # (tests/tests.mk, tests/fuzz.mk): the reference libraries for i386 where
 # Debian's i386 build installs beside the amd64 one without libc6-dev:i386

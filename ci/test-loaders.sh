@@ -187,4 +187,147 @@ else
 		fi
 	fi
 fi
+
+# ---- iPXE (SeaBIOS and OVMF) ---------------------------------------------------
+# ld_tftp DIR KERNEL WORDS: a TFTP root with KERNEL, the initrd and an iPXE
+# script (boot.ipxe, which QEMU's DHCP names as the boot file) that boots
+# them.  Under UEFI iPXE (Debian's 1.0.0+git-2019) starts the kernel as an
+# EFI application and offers what it downloaded as a file system on its
+# device: the kernel finds the initrd from initrd= on its command line.
+ld_tftp() {
+	local dir=$1 kernel=$2 words=$3
+	rm -rf "$dir" && mkdir -p "$dir" &&
+		cp "$kernel" "$dir/kernel" && cp "$ld_initrd" "$dir/initrd" &&
+		printf '#!ipxe\nkernel kernel %s\ninitrd initrd\nboot\n' "$words" > "$dir/boot.ipxe"
+}
+# ld_ipxe KEY WHICH NAME KERNEL: boot KERNEL through iPXE, the BIOS build
+# (-kernel ipxe.lkrn) or the UEFI one (ipxe.efi as BOOTX64.EFI).
+ld_ipxe() {
+	local key=$1 which=$2 name=$3 kernel=$4 dir=$T/loaders-$1-$2-tftp out
+	local words="$LD_CMDLINE bzpack.loader=ipxe"
+	[ "$key" = ipxe-efi ] && words="$words initrd=initrd"
+	if ! out=$(ld_tftp "$dir" "$kernel" "$words" 2>&1); then
+		ld_result "$key" "$which" "$name" "TFTP root: $out"
+		return
+	fi
+	local net
+	read -ra net <<<"$(ld_net "$dir")"
+	local x=() a
+	for a in "${net[@]}"; do x+=(-x "$a"); done
+	if [ "$key" = ipxe-bios ]; then
+		ld_boot "$key" "$which" "$name" "$IPXE_DIR/ipxe.lkrn" "$T/loaders-$key-$which.log" \
+			-m 512M -t 180 "${x[@]}"
+	elif ! out=$(bash ci/mkesp.sh "$T/loaders-ipxe-esp.img" "$IPXE_DIR/ipxe.efi" 2>&1); then
+		ld_result "$key" "$which" "$name" "mkesp: $out"
+	else
+		ld_boot "$key" "$which" "$name" "$T/loaders-ipxe-esp.img" "$T/loaders-$key-$which.log" \
+			-U -H -m 512M -t 240 "${x[@]}"
+	fi
+}
+
+if [ ! -r "$IPXE_DIR/ipxe.lkrn" ] || [ ! -r "$IPXE_DIR/ipxe.efi" ]; then
+	for key in ipxe-bios ipxe-efi; do
+		ld_skip "$key" bzpack "loaders: $key" "no iPXE in $IPXE_DIR (Debian package ipxe)"
+	done
+else
+	ld_ipxe ipxe-bios bzpack "loaders: iPXE ipxe.lkrn (SeaBIOS, TFTP) boots Debian amd64 (bzpack lz4) to the marker" "$ld_img"
+	ld_ipxe ipxe-bios debian "loaders: iPXE ipxe.lkrn (SeaBIOS, TFTP) boots Debian's own vmlinuz to the marker" "$ld_deb"
+	if why=$(ovmf_missing); then
+		ld_skip ipxe-efi bzpack "loaders: iPXE ipxe.efi" "$why"
+	else
+		ld_ipxe ipxe-efi bzpack "loaders: iPXE ipxe.efi (OVMF, TFTP) boots Debian amd64 (bzpack lz4) to the marker" "$ld_img"
+	fi
+fi
+
+# ---- syslinux (SeaBIOS) ---------------------------------------------------------
+# ld_syslinux_disk OUT KERNEL: a whole-disk FAT (no partition table: SeaBIOS
+# boots its first sector, syslinux's) with syslinux installed, the kernel,
+# the initrd and a syslinux.cfg that boots them at once on the serial port.
+ld_syslinux_disk() {
+	local out=$1 kernel=$2 cfg
+	local mib=$(( ($(stat -c %s "$kernel") + $(stat -c %s "$ld_initrd")) / 1048576 + 8 ))
+	cfg=$(mktemp)
+	printf 'SERIAL 0 115200\nDEFAULT bzpack\nPROMPT 0\nTIMEOUT 0\nLABEL bzpack\n  LINUX /kernel\n  INITRD /initrd\n  APPEND %s\n' \
+		"$LD_CMDLINE bzpack.loader=syslinux" > "$cfg"
+	rm -f "$out.tmp"
+	dd if=/dev/zero of="$out.tmp" bs=1M count=$mib status=none &&
+		mkfs.vfat -n BZPACK "$out.tmp" > /dev/null &&
+		syslinux --install "$out.tmp" &&
+		mcopy -i "$out.tmp" "$cfg" ::/syslinux.cfg &&
+		mcopy -i "$out.tmp" "$kernel" ::/kernel &&
+		mcopy -i "$out.tmp" "$ld_initrd" ::/initrd &&
+		mv "$out.tmp" "$out"
+	local status=$?
+	rm -f "$cfg"
+	return $status
+}
+
+if ! command -v syslinux > /dev/null || ! command -v mkfs.vfat > /dev/null; then
+	for which in bzpack debian; do
+		ld_skip syslinux $which "loaders: syslinux ($which)" "no syslinux or mkfs.vfat (Debian packages syslinux, dosfstools)"
+	done
+else
+	for which in bzpack debian; do
+		kernel=$ld_img what="Debian amd64 (bzpack lz4)"
+		[ $which = debian ] && kernel=$ld_deb what="Debian's own vmlinuz"
+		disk=$T/loaders-syslinux-$which.img
+		name="loaders: syslinux from a FAT disk (SeaBIOS) boots $what to the marker"
+		if ! out=$(ld_syslinux_disk "$disk" "$kernel" 2>&1); then
+			ld_result syslinux $which "$name" "disk: $out"
+		else
+			ld_boot syslinux $which "$name" "$disk" "$T/loaders-syslinux-$which.log" -H -m 512M -t 120
+		fi
+	done
+fi
+
+# ---- kexec_file_load (SeaBIOS) ------------------------------------------------
+# One chain of three kernels, to boot the first only once: Debian's kernel
+# loads our image with `kexec -s` (the running kernel's bzImage64 probe
+# checks the setup header, places the image and enters its 64-bit
+# entry), and our kernel, from the initramfs it was given, loads Debian's
+# own vmlinuz the same way.  The marker three times: all three kernels
+# reached userspace; our report line between the first and second.
+name="loaders: kexec -s (kexec_file_load) from Debian amd64 into Debian amd64 (bzpack lz4) reaches the marker"
+name_deb="loaders: kexec -s from Debian amd64 (bzpack lz4) into Debian's own vmlinuz reaches the marker"
+if [ ! -x "$(command -v kexec || echo /sbin/kexec)" ]; then
+	ld_skip kexec bzpack "$name" "no kexec on this machine (kexec-tools: ci/deps.sh)"
+	ld_skip kexec debian "$name_deb" "no kexec on this machine (kexec-tools: ci/deps.sh)"
+elif ! out=$(bash ci/mkinitramfs.sh -s -k "$ld_deb" -i "$ld_initrd" -a "$LD_KEXEC_CMDLINE bzpack.loader=kexec" \
+		"$LD_DEB/busybox" "$T/loaders-kexec-third.gz" 2>&1) ||
+	! out=$(bash ci/mkinitramfs.sh -s -k "$ld_img" -i "$T/loaders-kexec-third.gz" \
+		-a "$LD_KEXEC_CMDLINE bzpack.loader=kexec" "$LD_DEB/busybox" "$T/loaders-kexec-first.gz" 2>&1); then
+	ld_result kexec bzpack "$name" "mkinitramfs: $out"
+else
+	log=$T/loaders-kexec.log
+	start=$SECONDS
+	# The chain ends when the third kernel powers off (status 0), or at
+	# "kexec failed" with the kernel's messages after it.
+	bash ci/qemu-boot.sh -m 1G -t 420 -i "$T/loaders-kexec-first.gz" -a "$LD_KEXEC_CMDLINE" \
+		-e "^bzpack-initramfs: dmesg:" "$ld_deb" "$log"
+	status=$?
+	sleep 0.5    # the rest of the kernel's messages after "kexec failed"
+	took="$((SECONDS - start)) s for the chain"
+	markers=$(grep -ac "$LD_MARKER" "$log")
+	ours=$(sed -n '/^bzpack-initramfs: kexec -e/,$p' "$log" | grep -a -m1 '^bzpack: codec=lz4 ')
+	why=""
+	if [ $status -ne 0 ]; then
+		why="QEMU exit status $status"
+	elif [ "$markers" -lt 2 ] || [ -z "$ours" ]; then
+		why="our image did not reach the marker"
+	elif ! grep -aq "bzpack.loader=kexec" <(sed -n '/^bzpack: codec=lz4 /,$p' "$log" | grep -a -m1 "Command line:"); then
+		why="our kernel's command line lacks bzpack.loader=kexec"
+	elif ! grep -q " entry=64 " <<<"$ours"; then
+		why="not the 64-bit entry: $ours"
+	fi
+	[ -n "$why" ] && grep -aq "kexec failed" "$log" &&
+		why="$why; $(grep -a -m6 'kexec failed\|dmesg:' "$log" | tr '\n' '|')"
+	ld_result kexec bzpack "$name ($took)" "$why"
+	if [ -n "$why" ]; then
+		ld_skip kexec debian "$name_deb" "our kernel did not get that far"
+	elif [ "$markers" -ne 3 ]; then
+		ld_result kexec debian "$name_deb" "marker reached $markers times, want 3; $(grep -a 'kexec failed\|dmesg:' "$log" | tr '\n' '|')"
+	else
+		ld_result kexec debian "$name_deb" ""
+	fi
+fi
 ld_write_table
