@@ -81,16 +81,17 @@ ld_why() {
 # ld_boot KEY WHICH NAME IMAGE LOG qemu-boot-options...: boot to the
 # marker and judge it; the word is the key's first part.
 ld_boot() {
-	local key=$1 which=$2 name=$3 image=$4 log=$5
+	local key=$1 which=$2 name=$3 image=$4 log=$5 start=$SECONDS
 	shift 5
 	if boot "$name" 0 "$image" "$log" -e "$LD_MARKER" "$@"; then
-		ld_result "$key" "$which" "$name" "$(ld_why "$which" "${key%%-*}" "$log")"
+		ld_result "$key" "$which" "$name ($((SECONDS - start)) s)" "$(ld_why "$which" "${key%%-*}" "$log")"
 	else
 		LD_CELL["$key|$which"]="**fails**"
 	fi
 }
 
-ld_row sdboot "systemd-boot $(dpkg-query -W -f='${Version}' systemd-boot-efi 2>/dev/null | cut -d- -f1), Type #1 entry (\`linux\`, \`initrd\`, \`options\`)" "OVMF"
+LD_SYSTEMD=$(dpkg-query -W -f='${Version}' systemd-boot-efi 2>/dev/null | cut -d- -f1)
+ld_row sdboot "systemd-boot $LD_SYSTEMD, Type #1 entry (\`linux\`, \`initrd\`, \`options\`)" "OVMF"
 ld_row uki-sdboot "systemd-boot, Type #2 UKI (\`\\EFI\\Linux\\*.efi\`, systemd-stub)" "OVMF"
 ld_row uki-direct "UKI as \`\\EFI\\BOOT\\BOOTX64.EFI\` (systemd-stub)" "OVMF"
 ld_row ipxe-bios "iPXE \`ipxe.lkrn\`, TFTP (\`kernel\`, \`initrd\`, \`boot\`)" "SeaBIOS"
@@ -165,8 +166,8 @@ else
 	# at least 1, and through the EFI handover protocol otherwise.
 	how="EFI handover: MajorImageVersion ${ld_major:-?}"
 	[ "${ld_major:-0}" -ge 1 ] 2>/dev/null && how="PE entry: MajorImageVersion $ld_major"
-	LD_TEXT[uki-sdboot]="| systemd-boot, Type #2 UKI (\`\\EFI\\Linux\\*.efi\`; systemd-stub: $how) | OVMF | off |"
-	LD_TEXT[uki-direct]="| UKI as \`\\EFI\\BOOT\\BOOTX64.EFI\` (systemd-stub: $how) | OVMF | off |"
+	LD_TEXT[uki-sdboot]="| systemd-boot, Type #2 UKI (\`\\EFI\\Linux\\*.efi\`; systemd-stub $LD_SYSTEMD: $how) | OVMF | off |"
+	LD_TEXT[uki-direct]="| UKI as \`\\EFI\\BOOT\\BOOTX64.EFI\` (systemd-stub $LD_SYSTEMD: $how) | OVMF | off |"
 	uki=$T/loaders-uki.efi
 	if ! out=$(bash ci/mkuki.sh "$ld_img" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1); then
 		ld_result uki-sdboot bzpack "loaders: make a UKI" "mkuki: $out"
