@@ -1,6 +1,9 @@
 # test-loaders.sh - the boot loaders distributions ship, each booting
 # Debian's amd64 kernel repacked by bzpack (lz4) to the initramfs marker
-# (ci/mkinitramfs.sh), and where it costs little Debian's own vmlinuz too:
+# (ci/mkinitramfs.sh), and Debian's own vmlinuz as the reference where it
+# costs little (the BIOS routes, and the UKI as BOOTX64.EFI, where
+# systemd-stub starts it as a PE: the path our image takes once its
+# MajorImageVersion is 1):
 #   - systemd-boot (Debian's systemd-boot-efi) under OVMF with a Type #1
 #     entry (loader/entries/*.conf: linux, initrd, options);
 #   - a unified kernel image (ci/mkuki.sh: systemd-stub with our image as
@@ -186,6 +189,17 @@ else
 		else
 			ld_boot uki-direct bzpack "$name" "$esp" "$T/loaders-uki-direct.log" -U -H -m 512M -t 240
 		fi
+	fi
+	# The reference: Debian's vmlinuz (MajorImageVersion 1) in the same
+	# UKI, which systemd-stub starts with LoadImage as a PE.
+	uki=$T/loaders-uki-debian.efi
+	esp=$T/loaders-uki-direct-debian.img
+	name="loaders: UKI as \\EFI\\BOOT\\BOOTX64.EFI boots Debian's own vmlinuz to the marker"
+	if ! out=$(bash ci/mkuki.sh "$ld_deb" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1) ||
+		! out=$(bash ci/mkesp.sh "$esp" "$uki" 2>&1); then
+		ld_result uki-direct debian "$name" "$out"
+	else
+		ld_boot uki-direct debian "$name" "$esp" "$T/loaders-uki-direct-debian.log" -U -H -m 512M -t 240
 	fi
 fi
 
