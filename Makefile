@@ -99,9 +99,10 @@ readme: all
 # (ci/test-debian.sh writes it; wall times, so never checked, only copied).
 readme-debian:
 	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
-# The UEFI routes x images table from the last make test (ci/test-efi.sh).
+# The loaders x images table from the last make test: the UEFI routes
+# (ci/test-efi.sh), then the other loaders (ci/test-loaders.sh).
 readme-efi:
-	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md
+	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md $(B)/test/loaders.md
 	@bash ci/readme-table.sh efi-firmware-table $(B)/test/efi-firmware.md
 
 run: deps all

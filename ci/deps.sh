@@ -11,6 +11,7 @@ libdeflate-dev gnuplot-nox
 man-db strace python3-yaml
 grub-pc-bin grub-common xorriso mtools kexec-tools
 ovmf sbsigntool grub-efi-amd64-bin openssl
+systemd-boot-efi ipxe syslinux syslinux-common dosfstools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev"
@@ -19,6 +20,10 @@ lib32stdc++-12-dev"
 # opens no file of this tree, docs/kernel-ci.yml parses).
 # ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
 # firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi.
+# systemd-boot-efi, ipxe, syslinux and syslinux-common are the loaders
+# ci/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
+# for BIOS and UEFI, syslinux and its BIOS modules); mtools makes their
+# FAT disks, dosfstools (mkfs.vfat) the one syslinux installs on.
 # The last two lines are for the -m32 host tests and fuzzers
 # (tests/tests.mk, tests/fuzz.mk): the reference libraries for i386 where
 # Debian's i386 build installs beside the amd64 one without libc6-dev:i386

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]
+# mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND] [-s]] BUSYBOX OUT [PAD_MIB]
 # A tiny initramfs whose /init prints what firmware the kernel found (a
 # UEFI system table with runtime services, ACPI tables) and the kernel's
 # _text line of /proc/kallsyms, then a marker line, and powers off.
@@ -9,14 +9,18 @@
 # libraries it links, as ldd lists them) and boots it with `kexec -e`
 # instead of powering off: a second kernel started the way kexec-tools
 # starts it.  The first kernel must be amd64, like this machine's kexec.
+# -s loads with kexec_file_load (`kexec -s`: the running kernel parses the
+# image itself) instead of kexec_load; when that fails, /init prints the
+# kernel's last messages, which say why.
 set -euo pipefail
-kimage="" kinitrd="" kappend=""
-while getopts "k:i:a:" opt; do
+kimage="" kinitrd="" kappend="" kfile=""
+while getopts "k:i:a:s" opt; do
 	case $opt in
 	k) kimage=$OPTARG ;;
 	i) kinitrd=$OPTARG ;;
 	a) kappend=$OPTARG ;;
-	*) echo "usage: mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND]] BUSYBOX OUT [PAD_MIB]" >&2; exit 2 ;;
+	s) kfile=-s ;;
+	*) echo "usage: mkinitramfs.sh [-k IMAGE [-i INITRD] [-a APPEND] [-s]] BUSYBOX OUT [PAD_MIB]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -63,12 +67,13 @@ if [ -n "$kimage" ]; then
 	fi
 	# Sourced by /init: quoted here, expanded there.
 	cat > "$root/kexec.sh" <<KEXEC
-echo "bzpack-initramfs: kexec -l \$(/bin/busybox stat -c %s /kexec-image)-byte image"
-if /sbin/kexec -l /kexec-image $initrd_arg --command-line='$kappend'; then
+echo "bzpack-initramfs: kexec${kfile:+ $kfile} -l \$(/bin/busybox stat -c %s /kexec-image)-byte image"
+if /sbin/kexec $kfile -l /kexec-image $initrd_arg --command-line='$kappend'; then
 	echo "bzpack-initramfs: kexec -e"
 	/sbin/kexec -e
 fi
 echo "bzpack-initramfs: kexec failed"
+/bin/busybox dmesg | /bin/busybox tail -n 5 | /bin/busybox sed 's/^/bzpack-initramfs: dmesg: /'
 KEXEC
 fi
 if [ "$pad" -gt 0 ]; then

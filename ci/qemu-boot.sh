@@ -25,14 +25,16 @@
 #                  secure pflash, which -U then adds
 #     -P CPUS      -smp CPUS
 #     -R           a virtio-rng device (OVMF offers it as EFI_RNG_PROTOCOL)
+#     -x ARG       one more QEMU argument, as is (repeatable: a NIC, a
+#                  bootindex)
 #
 # Exit status: QEMU's own (33 = the test kernel wrote 0x10 to isa-debug-exit,
 # 35 = it wrote 0x11); 0 when -e matched; 100 when the stub printed
 # "bzpack: error:" and halted; 124 on timeout.
 set -u
 
-qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1 machine="" smp="" rng=""
-while getopts "q:t:a:i:m:c:de:CFD:KUHNM:P:R" opt; do
+qemu=qemu-system-x86_64 timeout=60 append="" initrd="" mem=256M cpu="" icount="" stop_regex="" cdrom="" floppy="" dtb="" kvm="" uefi="" disk="" stop_on_error=1 machine="" smp="" rng="" extra=()
+while getopts "q:t:a:i:m:c:de:CFD:KUHNM:P:Rx:" opt; do
 	case $opt in
 	q) qemu=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -52,7 +54,8 @@ while getopts "q:t:a:i:m:c:de:CFD:KUHNM:P:R" opt; do
 	M) machine=$OPTARG ;;
 	P) smp=$OPTARG ;;
 	R) rng=1 ;;
-	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] [-M machine] [-P cpus] [-R] IMAGE LOG" >&2; exit 2 ;;
+	x) extra+=("$OPTARG") ;;
+	*) echo "usage: qemu-boot.sh [-q qemu] [-t s] [-a append] [-i initrd] [-m mem] [-c cpu] [-d] [-e regex] [-C|-F|-H] [-U] [-N] [-M machine] [-P cpus] [-R] [-x arg]... IMAGE LOG" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -91,6 +94,7 @@ fi
 [ -n "$machine" ] && args+=(-machine "$machine")
 [ -n "$smp" ] && args+=(-smp "$smp")
 [ -n "$rng" ] && args+=(-device virtio-rng-pci)
+args+=("${extra[@]}")
 
 : > "$log"
 "$qemu" "${args[@]}" </dev/null 2>"$log.stderr" &

@@ -199,10 +199,11 @@ fi
 efi_write_table() {
 	local route
 	{
-		echo "| UEFI route (entry) | $TK | $DEB |"
-		echo "|---|---|---|"
+		# The README's loader table; ci/test-loaders.sh adds its rows.
+		echo "| loader (entry) | firmware | Secure Boot | $TK | $DEB, bzpack image | $DEB, Debian's vmlinuz |"
+		echo "|---|---|---|---|---|---|"
 		for route in "$ROUTE_DIRECT" "$ROUTE_ESP" "$ROUTE_GRUB_LINUX" "$ROUTE_GRUB_HANDOVER"; do
-			echo "| $route | ${EFI_CELL[$route|$TK]:-not tested} | ${EFI_CELL[$route|$DEB]:-not tested} |"
+			echo "| $route | OVMF | off | ${EFI_CELL[$route|$TK]:-not tested} | ${EFI_CELL[$route|$DEB]:-not tested} | not tested |"
 		done
 	} > "$T/efi-loaders.md"
 }
