@@ -36,6 +36,28 @@ table() {
 	echo
 	echo "Bytes, from \`make\` on this tree (\`ci/stub-sizes.sh\`); the setup is the"
 	echo "real-mode part before its version string, rounded to sectors in the file."
+	echo
+	prologues
+}
+
+# The self-check prologues (stub/selfcheck.inc): per entry, the bytes
+# from the entry to the end of its prologue, over every stub.
+prologues() {
+	local rows entry lo hi
+	rows=$(python3 ci/selfcheck-map.py prologues "$B/stub/setup.bin" "$B"/stub/*-[36][24].elf) &&
+		[ -n "$rows" ] || { echo "stub-sizes: ci/selfcheck-map.py prologues failed" >&2; return 1; }
+	echo "| entry | self-check prologue, bytes |"
+	echo "|---|---|"
+	while read -r entry lo hi; do
+		case $entry in
+		setup) entry="real-mode setup (QEMU -kernel, GRUB linux16)" ;;
+		startup_32) entry="32-bit, \`startup_32\`" ;;
+		startup_64) entry="64-bit, \`startup_64\`" ;;
+		efi_pe_entry) entry="PE entry (UEFI)" ;;
+		efi_handover_entry) entry="EFI handover" ;;
+		esac
+		[ "$lo" = "$hi" ] && echo "| $entry | $lo |" || echo "| $entry | $lo-$hi |"
+	done <<< "$rows"
 }
 
 commas() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }

@@ -44,13 +44,25 @@
 # setup_header fields loaders write; cor_uncovered prints each such range
 # and why, and a flip there may boot "testkern: OK".
 #
-# Left out on purpose: the real-mode setup code and the stub's code,
-# including the setup_header's 2-byte "jump" at 0x200, which is the first
-# instruction the loader runs.  Code cannot check itself: a flipped bit in
-# the instructions that do the checking (or in the jump to them) is not
-# something those instructions can notice, so damage there says nothing
-# about the checks.
+#   stub code               4 flips per image, in the stub's own bytes
+#                           (ci/selfcheck-map.py map): the protected-mode
+#                           stub, its prologues and CRC word, and for the
+#                           codecs in COR_SETUP_CODECS the setup's code and
+#                           CRC word.  Our setup checks its own CRC and then
+#                           the whole stub's before anything else runs
+#                           (include/bzpack_format.h, "the stub's
+#                           self-check"): error only.  Also the three flips
+#                           in testkern64's xz image (file offsets 7413,
+#                           11125, 22163) that hung before the stub checked
+#                           itself: inside the stub still, error only.
 #
+# Left out on purpose: the setup's self-check prologue (its first 173
+# bytes, README "Integrity") and the setup_header's 2-byte "jump" at
+# 0x200, which is the first instruction the loader runs.  Code cannot
+# check itself: a flipped bit in the instructions that do the checking (or
+# in the jump to them) is not something those instructions can notice.
+# ci/test-selfcheck.sh proves every other stub byte covered.
+
 # Each boot ends one of these ways:
 #   error     the stub (or our setup) printed "bzpack: error:" and halted
 #             (qemu-boot.sh status 100)
@@ -83,7 +95,7 @@ COR_JOBS=${COR_JOBS:-2}         # QEMUs at a time (the CI machine has 2 cores)
 # the payload and the truncations are damaged for every codec.
 COR_SETUP_CODECS=${COR_SETUP_CODECS:-"none lz4"}
 COR_REGIONS=("payload" "bzpack_header" "setup_header covered" "setup_header uncovered"
-	"boot sector" "kernel_version" "padding" "truncation")
+	"boot sector" "kernel_version" "padding" "truncation" "stub code")
 # setup_header fields setup_crc leaves out that our real-mode setup checks
 # in the file before anything runs
 COR_SETUP_CHECKED=" boot_flag "
@@ -232,6 +244,37 @@ cor_plan_setup() {
 	done
 }
 
+# cor_plan_stub: the stub's own bytes, inside cor_plan (its locals): a
+# random byte of the regions ci/selfcheck-map.py names, but the setup's
+# prologue (and the setup's regions but for COR_SETUP_CODECS); and the
+# three flips that once hung.
+cor_plan_stub() {
+	local -a rs=() rr=()
+	local start end r t=0 k
+	while read -r start end r; do
+		[ "$r" = "setup prologue" ] && continue
+		[[ $r == setup* && " $COR_SETUP_CODECS " != *" $codec "* ]] && continue
+		rs+=("$start $end") rr+=("$r") t=$((t + end - start))
+	done < <(python3 ci/selfcheck-map.py map "$img" "$B/stub/${codec//-/_}-$bits.elf")
+	[ "$t" -gt 0 ] || { cor_job flip "stub code" "no stub regions (selfcheck-map.py failed)" 0 0; return; }
+	for ((i = 0; i < 4; i++)); do
+		cor_rand "$t"; off=$cor_r
+		for ((k = 0; k < ${#rs[@]}; k++)); do
+			read -r start end <<< "${rs[$k]}"
+			if [ "$off" -lt $((end - start)) ]; then off=$((start + off)); break; fi
+			off=$((off - (end - start)))
+		done
+		cor_bit
+		cor_job flip "stub code" "$(printf '%s 0x%x' "${rr[$k]}" "$off")" "$off" "$cor_r"
+	done
+	if [ "$codec/$bits" = xz/64 ]; then
+		for off in 7413 11125 22163; do
+			cor_bit
+			cor_job flip "stub code" "$(printf 'stub 0x%x, an old hang' "$off")" "$off" "$cor_r"
+		done
+	fi
+}
+
 # cor_plan CODEC BITS IMAGE: append this image's damage to the job list,
 # "ID|CODEC|BITS|KIND|REGION|WHAT|OFFSET|ARG": KIND flip (xor byte OFFSET
 # with ARG) or cut (keep the first OFFSET bytes); WHAT names the field or
@@ -277,6 +320,7 @@ cor_plan() {
 	if [[ " $COR_SETUP_CODECS " == *" $codec "* ]]; then
 		cor_plan_setup
 	fi
+	cor_plan_stub
 	pad=$((size - pend))
 	for ((i = 0; i < 2 && pad > 0; i++)); do
 		cor_rand "$pad"; off=$((pend + cor_r)); cor_bit
@@ -304,7 +348,7 @@ cor_allowed() {
 	case $2 in
 	error) return 0 ;;
 	ok) case $1 in "setup_header uncovered" | "boot sector" | kernel_version | padding) return 0 ;; esac ;;
-	rejected) case $1 in payload | bzpack_header | "setup_header covered") ;; *) return 0 ;; esac ;;
+	rejected) case $1 in payload | bzpack_header | "setup_header covered" | "stub code") ;; *) return 0 ;; esac ;;
 	esac
 	return 1
 }

@@ -435,11 +435,40 @@ struct stub_info {
 	uint32_t magic;                 /* BZPACK_STUB_INFO_MAGIC */
 	uint32_t efi_entry;             /* PE AddressOfEntryPoint: ms_abi (handle, system table) */
 	uint32_t efi_handover;          /* EFI handover: SysV (handle, system table, boot_params) */
-	uint32_t reserved;
+	uint32_t self_crc;              /* the stub's self-check CRC: see below */
 } __attribute__((packed));
 #define BZPACK_STUB_INFO_MAGIC  0x4f464e49u /* "INFO" */
 #define BZPACK_STUB_INFO_SIZE   16
 _Static_assert(sizeof(struct stub_info) == BZPACK_STUB_INFO_SIZE, "stub_info");
+
+/* ---- the stub's self-check --------------------------------------------
+ *
+ * Every entry (our real-mode setup, startup_32, startup_64, the PE entry
+ * and the EFI handover entry) begins with a prologue that computes the
+ * CRC32C (decode/crc32c.h, bit by bit: stub/selfcheck.inc) of the code
+ * and read-only data it belongs to and compares it with a word the packer
+ * stores at pack time, before any other of those bytes runs:
+ *
+ *   protected-mode stub   bytes [0, stub size - 4): all of it, prologues,
+ *                         marker, GDTs and stub_info included; the CRC is
+ *                         its last 4 bytes, stub_info.self_crc
+ *   real-mode setup       bytes [SETUP_HEADER_END, setup.bin size - 4) of
+ *                         the file: its code and messages (the setup_header
+ *                         before them is setup_crc's); the CRC is the last
+ *                         4 bytes of setup.bin, before the version string
+ *
+ * The setup also checks the protected-mode stub at BZPACK_LOAD_ADDR with
+ * the same rule before jumping there; startup_32 then trusts that check
+ * (ebp = BZPACK_SETUP_TSC_MAGIC) instead of repeating it.  A mismatch
+ * prints "bzpack: error: ..." on COM1 and halts; under UEFI the entry
+ * returns EFI_CRC_ERROR to its caller.  No byte is left out of its CRC,
+ * but a prologue cannot vouch for itself: a flipped bit in the prologue
+ * of the entry taken may defeat the check. */
+#define BZPACK_SELF_CRC_SIZE    4
+#define BZPACK_SETUP_CRC_START  SETUP_HEADER_END
+#define BZPACK_SELF_CRC_EFI_STATUS 0x800000000000001bull /* EFI_CRC_ERROR (UEFI spec, appendix D) */
+_Static_assert(__builtin_offsetof(struct stub_info, self_crc) + BZPACK_SELF_CRC_SIZE == BZPACK_STUB_INFO_SIZE,
+	       "self_crc must be the stub's last word");
 
 /* The stub's first instruction jumps over this 8-byte marker, which our
  * real-mode setup looks for at BZPACK_LOAD_ADDR + 2 before it switches

@@ -12,11 +12,13 @@
 ;      efi_handover_entry: the EFI handover protocol (boot.rst), at
 ;        handover_offset + 0x200 in the protected-mode part, SysV:
 ;        rdi = image handle, rsi = system table, rdx = boot_params.
-; Out: efi_main's EFI status back to the caller, when it fails; on
+; Out: EFI_CRC_ERROR when the stub's self-check fails (selfcheck.inc);
+;      efi_main's EFI status back to the caller, when it fails; on
 ;      success efi_main enters the kernel through efi_enter_kernel and
 ;      never returns.
 
 %include "bzpack_format.inc"
+%include "selfcheck.inc"
 
         bits    64
         default rel
@@ -25,12 +27,16 @@
         extern  efi_main, startup_32
 
 efi_pe_entry:
+        SELFCHECK_64 r10, r11, r9d, efi     ; the whole stub first (rax, r9-r11: free)
+..@prologue_efi_end:
         mov     r8, rcx                     ; image handle
         mov     r9, rdx                     ; system table
         xor     eax, eax                    ; no boot_params: efi_main builds them
         jmp     efi_common
 
 efi_handover_entry:
+        SELFCHECK_64 r10, r11, r9d, efi     ; the whole stub first (rax, r9-r11: free)
+..@prologue_handover_end:
         mov     r8, rdi                     ; image handle
         mov     r9, rsi                     ; system table
         mov     rax, rdx                    ; the loader's boot_params

@@ -24,7 +24,8 @@ CR4_OSFXSR              equ 1 << 9          ; the OS saves SSE state: SSE allowe
         global  startup_32
 
 startup_32:
-        ENTRY_PROLOGUE BOOT_CS              ; edi:ebx = cycles, esp = scratch stack
+        ENTRY_SELFCHECK ..@prologue_32_end    ; the whole stub checked; edi:ebx = cycles
+        ENTRY_PROLOGUE BOOT_CS              ; esp = scratch stack
 
         ; The C code is built -msse2 (Makefile, STUB_CFLAGS_32): its
         ; 16-byte copies are single SSE moves, which is what makes the

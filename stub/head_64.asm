@@ -77,45 +77,8 @@ CR4_LA57                equ 1 << 12
         global  startup_32
 
 startup_32:
-        ENTRY_PROLOGUE BOOT_CS32_FOR_LONG_MODE ; edi:ebx = cycles, ebp = scratch
-
-        push    ebx                         ; cpuid clobbers ebx
-        mov     eax, CPUID_EXT_MAX          ; extended leaves present?
-        cpuid                               ;
-        cmp     eax, CPUID_EXT_FEATURES     ;
-        jb      .no_long_mode               ;
-        mov     eax, CPUID_EXT_FEATURES     ;
-        cpuid                               ;
-        bt      edx, CPUID_EDX_LM           ; long mode?
-        jnc     .no_long_mode               ;
-        pop     ebx                         ;
-
-        BUILD_IDENTITY_MAP                  ; in the scratch at ebp
-
-        mov     eax, cr4                    ;
-        or      eax, CR4_PAE                ; long mode needs PAE paging
-        mov     cr4, eax                    ;
-        lea     eax, [ebp + BZPACK_SCRATCH_PML4] ;
-        mov     cr3, eax                    ; our PML4
-        mov     ecx, MSR_EFER               ;
-        rdmsr                               ;
-        or      eax, EFER_LME               ; long mode enable
-        wrmsr                               ;
-        mov     eax, cr0                    ;
-        or      eax, CR0_PG                 ; paging on: long mode active
-        mov     cr0, eax                    ;
-        push    dword BOOT_CS               ; the 64-bit code segment:
-        LOAD_ADDRESS eax                    ; far return to start_64
-        add     eax, start_64 - startup_32  ;
-        push    eax                         ;
-        retf                                ;
-
-.no_long_mode:
-        LOAD_ADDRESS ecx                    ;
-        add     ecx, msg_no_long_mode - startup_32 ;
-        jmp     early_error                 ;
-
-        EARLY_ERROR early_error, ecx
+        ENTRY_SELFCHECK ..@prologue_32_end    ; the whole stub checked; edi:ebx = cycles
+        jmp     startup_32_checked          ; the rest lies past the 64-bit entry
 
         ; The 64-bit entry sits at a fixed offset (boot.rst: load address
         ; + 0x200); linker/stub.ld checks it.
@@ -131,6 +94,8 @@ startup_64:
         rdtsc                               ; no setup of ours ran: count from here
         mov     ebx, eax                    ; edi:ebx = start cycles, as from startup_32
         mov     edi, edx                    ;
+        SELFCHECK_64 rcx, rdx, r8d, halt    ; the whole stub, before any of it runs
+..@prologue_64_end:
         mov     dword [rsi + BP_scratch], BZPACK_ENTRY_64 ; which entry, for C
         mov     rax, cr4                    ; our tables have 4 levels
         test    eax, CR4_LA57               ;
@@ -291,7 +256,53 @@ enter_kernel:
         jmp     rax                         ; into the kernel
 
         EARLY_ERROR early_error_64, rcx
-        HEAD_DATA CODE64_DESCRIPTOR         ; after the 64-bit entry: startup_32's part must fit below it
+
+        bits    32
+        WORD_REGISTERS 32
+startup_32_checked:
+        ENTRY_PROLOGUE BOOT_CS32_FOR_LONG_MODE ; edi:ebx = cycles, ebp = scratch
+
+        push    ebx                         ; cpuid clobbers ebx
+        mov     eax, CPUID_EXT_MAX          ; extended leaves present?
+        cpuid                               ;
+        cmp     eax, CPUID_EXT_FEATURES     ;
+        jb      .no_long_mode               ;
+        mov     eax, CPUID_EXT_FEATURES     ;
+        cpuid                               ;
+        bt      edx, CPUID_EDX_LM           ; long mode?
+        jnc     .no_long_mode               ;
+        pop     ebx                         ;
+
+        BUILD_IDENTITY_MAP                  ; in the scratch at ebp
+
+        mov     eax, cr4                    ;
+        or      eax, CR4_PAE                ; long mode needs PAE paging
+        mov     cr4, eax                    ;
+        lea     eax, [ebp + BZPACK_SCRATCH_PML4] ;
+        mov     cr3, eax                    ; our PML4
+        mov     ecx, MSR_EFER               ;
+        rdmsr                               ;
+        or      eax, EFER_LME               ; long mode enable
+        wrmsr                               ;
+        mov     eax, cr0                    ;
+        or      eax, CR0_PG                 ; paging on: long mode active
+        mov     cr0, eax                    ;
+        push    dword BOOT_CS               ; the 64-bit code segment:
+        LOAD_ADDRESS eax                    ; far return to start_64
+        add     eax, start_64 - startup_32  ;
+        push    eax                         ;
+        retf                                ;
+
+.no_long_mode:
+        LOAD_ADDRESS ecx                    ;
+        add     ecx, msg_no_long_mode - startup_32 ;
+        jmp     early_error                 ;
+
+        EARLY_ERROR early_error, ecx
+
+        bits    64
+        WORD_REGISTERS 64
+        HEAD_DATA CODE64_DESCRIPTOR
 msg_out_of_reach:
         db      "bzpack: error: image or boot_params beyond what the 64-bit entry maps (512 GiB)", 10, 0
 msg_unmapped:

@@ -14,12 +14,18 @@
 ; QEMU puts setup_data at S:8000):
 ;      0x0000 - file end        this file, then the kernel_version string
 ;      SETUP_BOOT_PARAMS        boot_params, one page
+;      setup_tsc, gdt_ptr       our variables, right after it: the file's
+;                               bytes stay as the packer wrote them, for
+;                               the self-check
 ;      SETUP_STACK_TOP          real-mode stack, growing down
 
 %include "bzpack_format.inc"
+%include "selfcheck.inc"
 
 COM1                    equ 0x3f8
 E820_SMAP               equ 0x534d4150      ; "SMAP", int 15h/E820h signature
+setup_tsc               equ SETUP_BOOT_PARAMS + BOOT_PARAMS_SIZE ; dq: our first rdtsc
+gdt_ptr                 equ setup_tsc + 8   ; dw limit, dd linear base: the lgdt operand
 
         bits 16
         org 0
@@ -37,6 +43,18 @@ setup_entry:                                ; = SETUP_HEADER_END, where the jump
         rdtsc                               ; cycle count at our first instruction...
         mov     [setup_tsc], eax            ; ...kept for the stub's total= field
         mov     [setup_tsc + 4], edx
+        ; The self-check (bzpack_format.h): this file's code and messages,
+        ; before any of them runs.
+        mov     ecx, -(setup_crc - BZPACK_SETUP_CRC_START) ;
+        CRC32C_BITWISE [ecx + setup_crc], ecx, dl ;
+        cmp     eax, [setup_crc]            ;
+        je      setup_intact                ;
+        mov     si, msg_setup_damaged       ;
+        SELFCHECK_PUTS si, ecx              ;
+        SELFCHECK_HALT                      ;
+msg_setup_damaged:
+        db      "bzpack: error: real-mode setup damaged: its code's CRC32C does not match", 10, 0
+setup_intact:                               ; the self-check's prologue ends here
         mov     ax, ds                      ; DS = S per the boot protocol
         mov     ss, ax                      ; our own stack in our segment:
         mov     sp, SETUP_STACK_TOP         ; the loader's may be anywhere
@@ -65,6 +83,7 @@ setup_entry:                                ; = SETUP_HEADER_END, where the jump
         shl     ebx, 4                      ; ebx = S << 4, our linear base
         lea     eax, [ebx + gdt]            ; the GDT's linear address...
         mov     [gdt_ptr + 2], eax          ; ...goes into the lgdt operand
+        mov     word [gdt_ptr], gdt_end - gdt - 1 ; with its limit
         lea     eax, [ebx + protected_entry] ; far-return target below
         lea     esi, [ebx + SETUP_BOOT_PARAMS] ; esi = boot_params, kept to the end
         mov     ecx, [setup_tsc]            ; rdtsc low half, for the stub
@@ -142,7 +161,9 @@ enable_a20:
 ; marker is there (FFFF:0010 is linear 0x100000 once A20 is on).  A file cut
 ; short, a damaged setup_sects or loadflags would otherwise send us into
 ; whatever memory holds; so would a stub cut short, so its header must be
-; there too.  Clobbers ax, ebx, fs, si.
+; there too.  Then the stub's self-check (bzpack_format.h), done for it
+; here, so that nothing damaged runs in protected mode either.
+; Clobbers eax, ecx, dl, fs, si; ebx = the header's offset at fs:0x10.
 check_stub:
         mov     si, msg_bad_setup_header    ; the kernel reads these too
         cmp     word [SETUP_HDR_boot_flag], SETUP_BOOT_FLAG
@@ -166,6 +187,19 @@ check_stub:
         ja      real_mode_error             ;
         cmp     dword [fs:bx + 0x10], BZPACK_MAGIC
         jne     real_mode_error             ;
+        ; The stub's self-check, done here for it, before we jump there:
+        ; [0, stub size - 4) against its last word (bzpack_format.h).
+        push    ebx                         ;
+        sub     ebx, BZPACK_SELF_CRC_SIZE   ; ebx = offset of the CRC word
+        jbe     real_mode_error             ; si = msg_no_stub
+        mov     ecx, ebx                    ;
+        neg     ecx                         ;
+        add     ebx, 0x10                   ; fs:ebx = the CRC word
+        CRC32C_BITWISE [fs:ebx + ecx], ecx, dl ;
+        mov     si, msg_stub_damaged        ;
+        cmp     eax, [fs:ebx]               ;
+        jne     real_mode_error             ;
+        pop     ebx                         ;
         ret
 
 ; check_memory: the stub puts its stack and page tables high in
@@ -269,11 +303,6 @@ gdt:                                        ; null, unused, BOOT_CS, BOOT_DS
         dq      0x00cf9b000000ffff          ; 0x10 code: base 0, limit 4 GiB, 32-bit, accessed
         dq      0x00cf93000000ffff          ; 0x18 data: base 0, limit 4 GiB, writable, accessed
 gdt_end:
-gdt_ptr:
-        dw      gdt_end - gdt - 1           ; limit
-        dd      0                           ; linear base, filled in at run time
-setup_tsc:
-        dq      0                           ;
 msg_prefix:
         db      "bzpack: error: ", 0
 msg_a20:
@@ -286,6 +315,14 @@ msg_code32_start:
         db      "code32_start is not 0x100000 (damaged header, or a loader hook bzpack does not take)", 10, 0
 msg_no_stub:
         db      "no complete bzpack stub at 0x100000 (truncated image, damaged setup_sects or loadflags?)", 10, 0
+msg_stub_damaged:
+        db      "stub at 0x100000 damaged: its code's CRC32C does not match", 10, 0
+
+; The self-check's CRC of [BZPACK_SETUP_CRC_START, here), written by the
+; packer: this file's last word.
+        align   4, db 0
+setup_crc:
+        dd      0
 
 ; The packer checks that this file plus the version string ends before
 ; SETUP_BOOT_PARAMS.

@@ -17,7 +17,7 @@ $(B)/stub/64/efi.o: STUB_CFLAGS += -Os
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
 
-$(B)/stub/setup.bin: stub/setup.asm $(GEN_INC)
+$(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
@@ -36,14 +36,14 @@ $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/code
 endef
 $(foreach w,$(BITS),$(eval $(call stub_objs,$(w))))
 
-$(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc $(GEN_INC)
+$(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf32 -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
-$(B)/stub/64/head.o: stub/head_64.asm stub/head_common.inc $(GEN_INC)
+$(B)/stub/64/head.o: stub/head_64.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
-$(B)/stub/64/efi_entry.o: stub/efi_entry.asm $(GEN_INC)
+$(B)/stub/64/efi_entry.o: stub/efi_entry.asm stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 

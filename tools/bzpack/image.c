@@ -160,6 +160,21 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
+/* The self-check words (bzpack_format.h, "the stub's self-check"): the
+ * CRC32C of the setup's code and messages in its last word, and of all
+ * the protected-mode stub but its last word in that word. */
+static void write_self_crcs(uint8_t *setup, size_t setup_size, uint8_t *stub, size_t stub_size,
+			    const struct crc32c_table *crc)
+{
+	size_t setup_end = setup_size - BZPACK_SELF_CRC_SIZE, stub_end = stub_size - BZPACK_SELF_CRC_SIZE;
+	uint32_t setup_crc = crc32c_update(crc, 0, setup + BZPACK_SETUP_CRC_START,
+					   setup_end - BZPACK_SETUP_CRC_START);
+	uint32_t stub_crc = crc32c_update(crc, 0, stub, stub_end);
+
+	memcpy(setup + setup_end, &setup_crc, sizeof(setup_crc)); /* little-endian host */
+	memcpy(stub + stub_end, &stub_crc, sizeof(stub_crc));
+}
+
 /* Where the stub's UEFI entries are (struct stub_info, its last bytes). */
 static int read_stub_info(const struct buffer *stub, struct stub_info *si, struct error *err)
 {
@@ -232,6 +247,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 							   .entry = si.efi_entry });
 
 	memcpy(pm, stub.data, stub.size);
+	write_self_crcs(rm, setup.size, pm, stub.size, &crc);
 	struct bzpack_header bh;
 	fill_bzpack_header(&bh, k, codec, payload, l, &sh);
 	memcpy(pm + stub.size, &bh, sizeof(bh));

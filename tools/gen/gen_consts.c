@@ -43,6 +43,8 @@ static const struct constant constants[] = {
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
 	C(BZPACK_STUB_MARKER_LO), C(BZPACK_STUB_MARKER_HI), C(BZPACK_STUB_MARKER_OFFSET),
 	C(BZPACK_STUB_INFO_MAGIC), C(BZPACK_STUB_INFO_SIZE), C(EFI_LOADER_SIGNATURE_64),
+	/* the stub's self-check */
+	C(BZPACK_SELF_CRC_SIZE), C(BZPACK_SETUP_CRC_START), C(BZPACK_SELF_CRC_EFI_STATUS), C(CRC32C_POLY_REFLECTED),
 	/* every setup_header field, for NASM and for the scripts that damage
 	 * or inspect images */
 	HDR(setup_sects), HDR(root_flags), HDR(syssize), HDR(ram_size), HDR(vid_mode),
