@@ -7,9 +7,9 @@
 # one with an old output file in place.  Either run must
 #   - exit with the case's status (1 bad input, 2 bad usage);
 #   - print exactly one line on stderr, "bzpack: FILE: reason" naming the
-#     case's file (or "bzpack: reason" for a usage error; a usage error
-#     that prints the usage text is checked for the fragment only), with
-#     the case's fragment in it, and nothing on stdout;
+#     case's file, with the case's fragment in it (a usage error: "bzpack:
+#     reason" and then "Try 'bzpack --help' for more information."), and
+#     nothing on stdout;
 #   - leave no OUT.tmp.* behind, and no OUT (first run) or the old OUT
 #     byte for byte (second run);
 #   - not trip a sanitizer (their reports go to stderr and exit 99).
@@ -47,12 +47,13 @@ mal_check() {
 	elif [ -s "$MAL_DIR/stdout" ]; then
 		mal_why="printed on stdout: $(head -c 200 "$MAL_DIR/stdout" | tr '\n' '|')"
 	elif [ "$culprit" = usage ]; then
-		grep -qF -- "$frag" "$MAL_DIR/stderr" || mal_why="no '$frag' on stderr: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
+		if [ "$lines" -ne 2 ] || [[ $line != "bzpack: "*"$frag"* ]] ||
+			[ "$(sed -n 2p "$MAL_DIR/stderr")" != "Try 'bzpack --help' for more information." ]; then
+			mal_why="not 'bzpack: ...$frag...' then the Try line: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
+		fi
 	elif [ "$lines" -ne 1 ]; then
 		mal_why="$lines lines on stderr, expected one: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
-	elif [ "$culprit" = - ] && [[ $line != "bzpack: "* ]]; then
-		mal_why="not 'bzpack: reason': $line"
-	elif [ "$culprit" != - ] && [[ $line != "bzpack: $culprit: "* ]]; then
+	elif [[ $line != "bzpack: $culprit: "* ]]; then
 		mal_why="not 'bzpack: $culprit: reason': $line"
 	elif [[ $line != *"$frag"* ]]; then
 		mal_why="no '$frag' in: $line"
