@@ -385,6 +385,7 @@ po=$(peek "$ours" "$SETUP_HDR_payload_offset" 4)
 hdr=$((so + po - BZPACK_HEADER_SIZE))
 f=$C/ours-header-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_out_size)) $((0x40))
 bad "bzpack image, bzpack_header damaged" "$f" "bzpack header: checksum mismatch"
+bad "bzpack image, bzpack_header damaged: --info" "$f" "bzpack header: checksum mismatch" --info
 # setup_crc and header_crc: the last 8 bytes, once outside the header CRC
 f=$C/ours-setup-crc-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_setup_crc + 1)) $((0x10))
 bad "bzpack image, bzpack_header.setup_crc damaged" "$f" "bzpack header: checksum mismatch"
@@ -410,6 +411,7 @@ bad "bzpack image in format 1: --info" "$f" "bzpack header: format 1 (80 bytes),
 	--info
 f=$C/ours-payload-flip; cp "$ours" "$f"; flip "$f" $((so + po + 100)) $((0x08))
 bad "bzpack image, payload damaged" "$f" "bzpack payload: checksum mismatch"
+bad "bzpack image, payload damaged: --info" "$f" "bzpack payload: checksum mismatch" --info
 f=$C/ours-truncated; head -c $((so + po + 100)) "$ours" > "$f"
 bad "bzpack image, truncated" "$f" "run past the end of the file"
 bad "bzpack image of a 64-bit kernel, -b 32" "$ours" "bzpack image of a 64-bit kernel, but a 32-bit kernel was asked for" "-b 32"

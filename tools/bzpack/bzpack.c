@@ -25,6 +25,7 @@
 #include "codecs.h"
 #include "decode_speed.h"
 #include "image.h"
+#include "info_out.h"
 #include "kernel.h"
 #include "payload_cache.h"
 #include "pe.h"
@@ -90,7 +91,9 @@ static void usage(FILE *out)
 		"                      this packer, codec, level and kernel are the same\n"
 		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
-		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
+		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit; a\n"
+		"                      damaged image: every field read, each failed check, exit 1\n"
+		"      --json          with --info: the same as one JSON object\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
@@ -104,43 +107,66 @@ static void usage(FILE *out)
 }
 
 /* bzpack --info: a bzImage's headers, payload and kernel, or an ELF
- * kernel as the packer sees it. */
-static int describe(const char *input, struct error *err)
+ * kernel as the packer sees it; every row through one emitter, as text or
+ * JSON.  A damaged image gets every field that could be read, then each
+ * check that failed, and -1 with the first of them in err. */
+static int describe(const char *input, int json, struct error *err)
 {
 	struct buffer file = { 0, 0 }, unpacked = { 0, 0 };
 	struct bzimage_info info;
 	struct kernel k;
+	struct info_out *o = NULL;
 	int r = -1;
 
 	memset(&k, 0, sizeof(k));
 	if (read_file(input, &file, err) < 0)
 		goto done;
-	if (bzimage_detect(&file)) {
-		if (bzimage_extract(&file, &unpacked, &info, err) < 0)
-			goto done;
-		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
-		bzimage_print_info(stdout, &info);
-		pe_print(stdout, &file);
-		if (info.ours)
-			pe_print_cmdline(stdout, &file);
-		if (!info.ours) {
-			struct error why;
-			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0 &&
-			    (!info.relocatable ||
-			     relocs_from_payload(&k, &unpacked, (uint64_t)1 << info.min_alignment, &why) == 0))
-				kernel_print(stdout, "vmlinux:", 15, &k);
-			else
-				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
-		}
-	} else {
-		if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0)
-			goto done;
-		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
-		printf("%-15s ELF%d x86 kernel, not a bzImage\n", "format:", k.bits);
-		kernel_print(stdout, "kernel:", 15, &k);
+	o = info_open(stdout, json, input);
+	if (!o) {
+		fail_with(err, "out of memory");
+		goto done;
 	}
-	r = 0;
+	info_begin(o, "file");
+	info_str(o, "file", "%s", input);
+	info_num(o, "file_size", " (%llu bytes)", (unsigned long long)file.size);
+	info_end(o);
+	if (bzimage_detect(&file)) {
+		r = bzimage_extract(&file, &unpacked, &info, err);
+		bzimage_print_info(o, &info);
+		FILE *text = info_capture(o);
+		if (text) {
+			pe_print(text, &file);
+			if (info.ours && info.ours_readable)
+				pe_print_cmdline(text, &file);
+			if (r == 0 && !info.ours) {
+				struct error why;
+				if (kernel_from_elf(&unpacked, 0, &k, &why) == 0 &&
+				    (!info.relocatable ||
+				     relocs_from_payload(&k, &unpacked, (uint64_t)1 << info.min_alignment, &why) == 0))
+					kernel_print(text, "vmlinux:", 15, &k);
+				else
+					fprintf(text, "%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
+			}
+			info_capture_end(o, text);
+		}
+		for (unsigned n = 0; n < info.nfailed; n++)
+			info_failed(o, info.failed[n]);
+	} else if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0) {
+		info_failed(o, err->msg);
+	} else {
+		info_begin(o, "format");
+		info_num(o, "elf_bits", "ELF%llu x86 kernel, not a bzImage", (unsigned long long)k.bits);
+		info_end(o);
+		FILE *text = info_capture(o);
+		if (text) {
+			kernel_print(text, "kernel:", 15, &k);
+			info_capture_end(o, text);
+		}
+		r = 0;
+	}
 done:
+	if (o && info_close(o) < 0 && r == 0)
+		r = fail_with(err, "cannot write the description: %s", "standard output");
 	free(file.data);
 	free(unpacked.data);
 	free(k.blob.data);
@@ -336,7 +362,7 @@ int main(int argc, char **argv)
 	const char *input = argv[optind];
 	if (info) {
 		struct error err;
-		if (describe(input, &err) < 0) {
+		if (describe(input, json, &err) < 0) {
 			fprintf(stderr, "bzpack: %s: %s\n", input, err.msg);
 			return EXIT_BAD_INPUT;
 		}
