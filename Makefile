@@ -99,6 +99,9 @@ readme: all
 # (ci/test-debian.sh writes it; wall times, so never checked, only copied).
 readme-debian:
 	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
+# Debian's setup_header against our repack's, field by field (ci/test-repack.sh).
+readme-repack:
+	@bash ci/readme-table.sh repack-table $(B)/test/repack-header.md
 # The UEFI routes x images table from the last make test (ci/test-efi.sh).
 readme-efi:
 	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md
@@ -129,7 +132,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian readme-efi FORCE
+.PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -294,6 +294,27 @@ static void our_kernel_version(const char *s, char *dst, size_t dst_size)
 	dst[n] = 0;
 }
 
+#define PROTOCOL_INITRD_MAX   0x0203  /* initrd_addr_max; before it 0x37ffffff */
+#define PROTOCOL_CMDLINE_SIZE 0x0206  /* cmdline_size; before it 255 */
+
+/* The fields the file's kernel set that are not ours to choose, as
+ * boot.rst gives them for its protocol. */
+static void carry_setup(const struct bzimage_info *info, struct carried_setup *c)
+{
+	const struct setup_header *h = &info->setup;
+
+	c->set = 1;
+	c->root_flags = h->root_flags;
+	c->ram_size = h->ram_size;
+	c->vid_mode = h->vid_mode;
+	c->root_dev = h->root_dev;
+	c->start_sys_seg = h->start_sys_seg;
+	c->setup_move_size = h->setup_move_size;
+	c->initrd_addr_max = info->protocol >= PROTOCOL_INITRD_MAX ? h->initrd_addr_max : 0x37ffffff;
+	c->cmdline_size = info->protocol >= PROTOCOL_CMDLINE_SIZE ? h->cmdline_size : 255;
+	c->xloadflags = info->protocol >= PROTOCOL_XLOADFLAGS ? h->xloadflags & XLF_EFI_KEXEC : 0;
+}
+
 int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 		   struct bzimage_info *info, struct error *err)
 {
@@ -321,6 +342,7 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 		/* Linux's own short form beats the banner found in the vmlinux. */
 		if (info->kernel_version[0])
 			snprintf(k->version, sizeof(k->version), "%s", info->kernel_version);
+		carry_setup(info, &k->carried);
 		return 0;
 	}
 
@@ -340,6 +362,7 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 	k->zero_size = h->zero_size;
 	k->segments = 1;        /* the segments were merged into one span when packed */
 	our_kernel_version(info->kernel_version, k->version, sizeof(k->version));
+	carry_setup(info, &k->carried);
 	return 0;
 }
 
