@@ -103,6 +103,18 @@ elif [ -e ./- ] || [ -e "$OUT_DIR/-" ]; then fail "$name" "a file named - was wr
 elif ! cmp -s "$OUT_DIR/stdout.img" "$OUT_REF"; then fail "$name" "standard output is not the image"
 elif ! grep -q '^init_size:' "$OUT_DIR/stderr"; then fail "$name" "no -v layout on stderr: $(out_err)"
 else pass "$name"; fi
+name="output: -o - on a terminal is refused in one line, nothing written"
+if ! command -v script > /dev/null; then
+	skip "$name" "no script(1) to give bzpack a terminal"
+else
+	tty_out=$(script -qec "$BZPACK -o - $OUT_K" /dev/null < /dev/null 2>&1)
+	tty_status=$?
+	if [ $tty_status -ne 1 ] || [ "$(tr -d '\r' <<<"$tty_out")" != "bzpack: -: standard output is a terminal: not writing a binary image there" ]; then
+		fail "$name" "exit $tty_status: $(head -c 300 <<<"$tty_out" | tr '\n' '|')"
+	else
+		pass "$name"
+	fi
+fi
 for how in "-" /dev/stdin /proc/self/fd/0; do
 	name="input: $how from a pipe reads standard input"
 	rm -f "$OUT_DIR/stdin.img"
