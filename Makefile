@@ -99,6 +99,9 @@ readme: all
 # (ci/test-debian.sh writes it; wall times, so never checked, only copied).
 readme-debian:
 	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
+# Debian's setup_header against our repack's, field by field (ci/test-repack.sh).
+readme-repack:
+	@bash ci/readme-table.sh repack-table $(B)/test/repack-header.md
 # The loaders x images table from the last make test: the UEFI routes
 # (ci/test-efi.sh), then the other loaders (ci/test-loaders.sh).
 readme-efi:
@@ -138,7 +141,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-efi FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi FORCE
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -13,8 +13,8 @@
 #             ci/test-malformed.sh adds "-o OUT" in front unless ARGS
 #             has its own -o
 #   CULPRIT   the file the one stderr line must name ("bzpack: CULPRIT:
-#             reason"); "-" for a one-line usage error ("bzpack: reason");
-#             "usage" when bzpack also prints its usage text
+#             reason"); "usage" for a usage error: "bzpack: reason", then
+#             "Try 'bzpack --help' for more information."
 #   FRAGMENT  a fixed string the message must contain
 #
 # Most cases patch one field of a small base kernel cut from the test
@@ -175,7 +175,9 @@ bad "a directory" "$f" "is a directory"
 bad "no such file" "$C/does-not-exist" "cannot open: No such file or directory"
 f=$C/dangling-symlink; ln -s does-not-exist-either "$f"
 bad "dangling symlink" "$f" "cannot open: No such file or directory"
-bad "character device" /dev/null "not a regular file"
+# (not /dev/null: the test's standard input is /dev/null, which would then be
+# read as standard input by another name)
+bad "character device" /dev/zero "not a regular file (give - to read standard input)"
 f=$C/fifo; mkfifo "$f"
 bad "named pipe (no writer)" "$f" "not a regular file"
 # Root reads any file whatever its mode: only an ordinary user can test it.
@@ -383,6 +385,7 @@ po=$(peek "$ours" "$SETUP_HDR_payload_offset" 4)
 hdr=$((so + po - BZPACK_HEADER_SIZE))
 f=$C/ours-header-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_out_size)) $((0x40))
 bad "bzpack image, bzpack_header damaged" "$f" "bzpack header: checksum mismatch"
+bad "bzpack image, bzpack_header damaged: --info" "$f" "bzpack header: checksum mismatch" --info
 # setup_crc and header_crc: the last 8 bytes, once outside the header CRC
 f=$C/ours-setup-crc-flip; cp "$ours" "$f"; flip "$f" $((hdr + BZHDR_setup_crc + 1)) $((0x10))
 bad "bzpack image, bzpack_header.setup_crc damaged" "$f" "bzpack header: checksum mismatch"
@@ -408,28 +411,32 @@ bad "bzpack image in format 1: --info" "$f" "bzpack header: format 1 (80 bytes),
 	--info
 f=$C/ours-payload-flip; cp "$ours" "$f"; flip "$f" $((so + po + 100)) $((0x08))
 bad "bzpack image, payload damaged" "$f" "bzpack payload: checksum mismatch"
+bad "bzpack image, payload damaged: --info" "$f" "bzpack payload: checksum mismatch" --info
 f=$C/ours-truncated; head -c $((so + po + 100)) "$ours" > "$f"
 bad "bzpack image, truncated" "$f" "run past the end of the file"
 bad "bzpack image of a 64-bit kernel, -b 32" "$ours" "bzpack image of a 64-bit kernel, but a 32-bit kernel was asked for" "-b 32"
 
-# -- bad usage: exit 2
-add "unknown codec" 2 "-c no-such-codec $M64" - "unknown codec 'no-such-codec'"
-add "--bits 16" 2 "-b 16 $M64" - "--bits takes 32 or 64"
-add "level not a number" 2 "-l fast $M64" - "bad level 'fast'"
-add "no input" 2 "" usage "usage: bzpack"
-add "two inputs" 2 "$M64 $M32" usage "usage: bzpack"
-add "unknown option" 2 "--frobnicate $M64" usage "unknown option"
-add "-c auto with a level" 2 "-c auto -l 3 $M64" - "--codec auto takes no --level"
-add "--storage-mbps without -c auto" 2 "--storage-mbps 100 $M64" - "go with --codec auto"
-add "--storage-mbps 0" 2 "-c auto --storage-mbps 0 $M64" - "--storage-mbps takes a positive number, not '0'"
-add "--cpu-scale not a number" 2 "-c auto --cpu-scale -1 $M64" - "--cpu-scale takes a positive number, not '-1'"
-# A level out of range is found by the compressor: bad input, exit 1.
-bad "lz4 level 99" "$M64" "lz4 level must be 1..12" "-l 99"
+# -- bad usage: exit 2, one line saying what, then "Try 'bzpack --help'"
+add "unknown codec" 2 "-c no-such-codec $M64" usage "unknown codec 'no-such-codec'"
+add "--bits 16" 2 "-b 16 $M64" usage "--bits takes 32 or 64, not '16'"
+add "level not a number" 2 "-l fast $M64" usage "bad level 'fast'"
+add "no input" 2 "" usage "no INPUT given"
+add "two inputs" 2 "$M64 $M32" usage "one INPUT only, but 2 given"
+add "unknown option" 2 "--frobnicate $M64" usage "unknown option '--frobnicate'"
+add "unknown short option" 2 "-Z $M64" usage "unknown option '-Z'"
+add "option without its argument" 2 "$M64 --codec" usage "option '--codec' needs an argument"
+add "-c auto with a level" 2 "-c auto -l 3 $M64" usage "--codec auto takes no --level"
+add "--storage-mbps without -c auto" 2 "--storage-mbps 100 $M64" usage "go with --codec auto"
+add "--storage-mbps 0" 2 "-c auto --storage-mbps 0 $M64" usage "--storage-mbps takes a positive number, not '0'"
+add "--cpu-scale not a number" 2 "-c auto --cpu-scale -1 $M64" usage "--cpu-scale takes a positive number, not '-1'"
+add "lz4 level 99" 2 "-l 99 $M64" usage "lz4 level must be 1..12, not 99"
+add "--info with --extract" 2 "--info --extract $M64" usage "--info and --extract do not go together"
+add "--json without --info" 2 "--json $M64" usage "--json goes with --info"
 
 # -- the output cannot be written: the message names the output
 d=$C/output-is-a-directory; mkdir "$d"
 add "output into a missing directory" 1 "-o $C/no-such-dir/out.img $M64" "$C/no-such-dir/out.img" \
 	"cannot create a temporary file beside it: No such file or directory"
-add "output is a directory" 1 "-o $d $M64" "$d" "rename: Is a directory"
+add "output is a directory" 1 "-o $d $M64" "$d" "is a directory"
 
 echo "mkcorpus: $(wc -l < "$CASES") cases in $C"

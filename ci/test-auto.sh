@@ -128,7 +128,7 @@ else
 	fi
 fi
 
-# Usage errors: exit 2, one line, no output file.
+# Usage errors: exit 2, one line, then the Try line; no output file.
 auto_usage() {
 	local name="usage error: $1" want=$2 img=$T/auto-usage.img
 	shift 2
@@ -140,7 +140,8 @@ auto_usage() {
 		fail "$name" "exit status $status, expected 2: $out"
 	elif [ -e "$img" ]; then
 		fail "$name" "an output file was written"
-	elif [ "$(wc -l <<<"$out")" -ne 1 ] || ! grep -q "^bzpack: .*$want" <<<"$out"; then
+	elif [ "$(wc -l <<<"$out")" -ne 2 ] || ! head -n 1 <<<"$out" | grep -q "^bzpack: .*$want" ||
+		[ "$(sed -n 2p <<<"$out")" != "Try 'bzpack --help' for more information." ]; then
 		fail "$name" "message: $out"
 	else
 		pass "$name ($out)"

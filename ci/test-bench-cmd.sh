@@ -68,9 +68,10 @@ print(n)
 PY
 }
 
-# --- usage errors: exit 2, one line
+# --- usage errors: exit 2, one line, then where help is
 tc_run "bench usage" "$tc_dir/usage.out" bench --runs x "$tc_k64"
-if [ "$tc_status" -eq 2 ] && [ "$(wc -l < "$tc_dir/usage.out")" -eq 1 ]; then
+if [ "$tc_status" -eq 2 ] && [ "$(wc -l < "$tc_dir/usage.out")" -eq 2 ] &&
+	[ "$(sed -n 2p "$tc_dir/usage.out")" = "Try 'bzpack bench --help' for more information." ]; then
 	tc_run "bench usage" "$tc_dir/usage2.out" bench -c lz4,nosuch "$tc_k64"
 	if [ "$tc_status" -eq 2 ] && tc_lines "bench usage" "$tc_dir/usage2.out" "unknown codec 'nosuch'"; then
 		pass "bench: bad --runs and an unknown codec are usage errors (exit 2)"
@@ -78,7 +79,7 @@ if [ "$tc_status" -eq 2 ] && [ "$(wc -l < "$tc_dir/usage.out")" -eq 1 ]; then
 		fail "bench usage" "unknown codec: exit $tc_status, expected 2"
 	fi
 else
-	fail "bench usage" "bad --runs: exit $tc_status, expected 2 with one line: $(head -c 300 "$tc_dir/usage.out")"
+	fail "bench usage" "bad --runs: exit $tc_status, expected 2 with one line and the Try line: $(head -c 300 "$tc_dir/usage.out")"
 fi
 
 # --- --ovmf needs --ovmf-vars (usage, exit 2); firmware that is not there

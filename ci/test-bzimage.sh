@@ -92,6 +92,14 @@ bzi_mkbzimage() {
 	bzi_le32 "$plen"           | bzi_poke "$out" $SETUP_HDR_payload_length
 	bzi_le32 $((0x1000000))    | bzi_poke "$out" $SETUP_HDR_pref_address
 	bzi_le32 $((0x2000000))    | bzi_poke "$out" $SETUP_HDR_init_size
+	# the fields a repack carries over, as Linux's header.S sets them (and
+	# as packing a vmlinux does): the image then equals the ELF's
+	bzi_le16 1                 | bzi_poke "$out" $SETUP_HDR_root_flags
+	bzi_le16 $((0xffff))       | bzi_poke "$out" $SETUP_HDR_vid_mode
+	bzi_le16 $((0x1000))       | bzi_poke "$out" $SETUP_HDR_start_sys_seg
+	bzi_le16 $((0x8000))       | bzi_poke "$out" $SETUP_HDR_setup_move_size
+	bzi_le32 $((0x7fffffff))   | bzi_poke "$out" $SETUP_HDR_initrd_addr_max
+	bzi_le32 2047              | bzi_poke "$out" $SETUP_HDR_cmdline_size
 	printf '%s\0' "$version"   | bzi_poke "$out" $BZI_VERSION_AT
 	[ "$off" -gt 0 ] && head -c "$off" /dev/zero | tr '\0' '\314' | bzi_poke "$out" "$setup"
 	bzi_poke "$out" $((setup + off)) < "$payload"

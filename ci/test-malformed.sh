@@ -7,9 +7,10 @@
 # one with an old output file in place.  Either run must
 #   - exit with the case's status (1 bad input, 2 bad usage);
 #   - print exactly one line on stderr, "bzpack: FILE: reason" naming the
-#     case's file (or "bzpack: reason" for a usage error; a usage error
-#     that prints the usage text is checked for the fragment only), with
-#     the case's fragment in it, and nothing on stdout;
+#     case's file, with the case's fragment in it (a usage error: "bzpack:
+#     reason" and then "Try 'bzpack --help' for more information."), and
+#     nothing on stdout (--info: what it could read, and a "failed
+#     check:" line with the fragment);
 #   - leave no OUT.tmp.* behind, and no OUT (first run) or the old OUT
 #     byte for byte (second run);
 #   - not trip a sanitizer (their reports go to stderr and exit 99).
@@ -44,15 +45,18 @@ mal_check() {
 		mal_why="still running after $MAL_TIMEOUT s"
 	elif [ "$mal_status" -ne "$want" ]; then
 		mal_why="exit status $mal_status, expected $want; stderr: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
-	elif [ -s "$MAL_DIR/stdout" ]; then
+	elif [ -n "$mal_info" ] && ! grep '^failed check: ' "$MAL_DIR/stdout" | grep -qF -- "$frag"; then
+		mal_why="--info printed no 'failed check:' line with '$frag': $(tail -c 300 "$MAL_DIR/stdout" | tr '\n' '|')"
+	elif [ -z "$mal_info" ] && [ -s "$MAL_DIR/stdout" ]; then
 		mal_why="printed on stdout: $(head -c 200 "$MAL_DIR/stdout" | tr '\n' '|')"
 	elif [ "$culprit" = usage ]; then
-		grep -qF -- "$frag" "$MAL_DIR/stderr" || mal_why="no '$frag' on stderr: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
+		if [ "$lines" -ne 2 ] || [[ $line != "bzpack: "*"$frag"* ]] ||
+			[ "$(sed -n 2p "$MAL_DIR/stderr")" != "Try 'bzpack --help' for more information." ]; then
+			mal_why="not 'bzpack: ...$frag...' then the Try line: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
+		fi
 	elif [ "$lines" -ne 1 ]; then
 		mal_why="$lines lines on stderr, expected one: $(head -c 300 "$MAL_DIR/stderr" | tr '\n' '|')"
-	elif [ "$culprit" = - ] && [[ $line != "bzpack: "* ]]; then
-		mal_why="not 'bzpack: reason': $line"
-	elif [ "$culprit" != - ] && [[ $line != "bzpack: $culprit: "* ]]; then
+	elif [[ $line != "bzpack: $culprit: "* ]]; then
 		mal_why="not 'bzpack: $culprit: reason': $line"
 	elif [[ $line != *"$frag"* ]]; then
 		mal_why="no '$frag' in: $line"
@@ -98,9 +102,10 @@ else
 	printf 'previous output, must survive a failed run\n' > "$MAL_OLD"
 	while IFS='|' read -r mal_name mal_want mal_args mal_culprit mal_frag; do
 		read -ra mal_argv <<< "$mal_args"
-		mal_own_out=""
+		mal_own_out="" mal_info=""
 		for mal_a in "${mal_argv[@]}"; do
 			[ "$mal_a" = -o ] && mal_own_out=1
+			[ "$mal_a" = --info ] && [ "$mal_want" = 1 ] && mal_info=1
 		done
 		mal_fail=""
 		for mal_bin in $MAL_BINS; do

@@ -37,6 +37,7 @@
 #define XLF_KERNEL_64           0x01    /* 64-bit entry at code32_start + BZPACK_ENTRY64_OFFSET */
 #define XLF_CAN_BE_LOADED_ABOVE_4G 0x02
 #define XLF_EFI_HANDOVER_64     0x08    /* handover_offset is a 64-bit entry */
+#define XLF_EFI_KEXEC           0x10    /* the kernel takes EFI runtime services across kexec */
 #define BZPACK_ENTRY64_OFFSET   0x200   /* boot.rst: "the 64-bit entry ... load address + 0x200" */
 
 #define BOOT_CS                 0x10    /* __BOOT_CS: flat 4 GiB code */

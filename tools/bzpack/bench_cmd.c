@@ -225,7 +225,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 				fprintf(stderr, "bzpack: bench: option -%c %s\n", optopt,
 					optopt == 'c' ? "needs an argument" : "is unknown");
 			else
-				fprintf(stderr, "bzpack: bench: unknown option or missing argument '%s' (see --help)\n",
+				fprintf(stderr, "bzpack: bench: unknown option or missing argument '%s'\n",
 					argv[optind - 1]);
 			return -1;
 		}
@@ -235,7 +235,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		return -1;
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		fprintf(stderr, "bzpack: bench: no KERNEL given\n");
 		return -1;
 	}
 	/* Cells are keyed by the file's name: two alike would share keys. */
@@ -557,6 +557,8 @@ int bench_main(int argc, char **argv)
 	char dir[4096];
 	int status = EXIT_FAILED, p = parse_options(argc, argv, &o);
 
+	if (p < 0)  /* after the one line saying what was wrong, as bzpack's own */
+		fprintf(stderr, "Try 'bzpack bench --help' for more information.\n");
 	if (p != 0)
 		return p > 0 ? 0 : EXIT_USAGE;
 	/* Firmware that is not there is bad input, said once, before any boot. */

@@ -14,12 +14,14 @@
 #include "bzimage.h"
 
 #include <elf.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codecs.h"
 #include "crc32c.h"
 #include "decode.h"
+#include "info_out.h"
 #include "linux_codecs.h"
 #include "relocs.h"
 
@@ -52,14 +54,34 @@ static void copy_printable(char *dst, size_t dst_size, const uint8_t *src, size_
 	dst[n] = 0;
 }
 
+/* A check that failed: kept in info (the first also in err); -1. */
+static int __attribute__((format(printf, 3, 4))) failed(struct bzimage_info *info, struct error *err,
+							const char *fmt, ...)
+{
+	va_list ap;
+	char msg[ERR_MAX];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!info->nfailed)
+		snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	if (info->nfailed < BZIMAGE_CHECKS_MAX)
+		memcpy(info->failed[info->nfailed++], msg, sizeof(msg));
+	return -1;
+}
+
+/* Every field first, then the checks: a damaged header is still described. */
 static int read_setup_header(const struct buffer *f, struct bzimage_info *info, struct error *err)
 {
 	struct setup_header h;
 
 	memset(info, 0, sizeof(*info));
 	if (!bzimage_detect(f))
-		return fail_with(err, "not a bzImage (no 0xAA55 at 0x1FE and \"HdrS\" at 0x202)");
+		return failed(info, err, "not a bzImage (no 0xAA55 at 0x1FE and \"HdrS\" at 0x202)");
 	memcpy(&h, f->data + SETUP_HEADER_OFFSET, sizeof(h));
+	info->setup = h;
+	info->header_read = 1;
 	info->file_size = f->size;
 	info->protocol = h.version;
 	info->setup_sects = h.setup_sects ? h.setup_sects : DEFAULT_SETUP_SECTS;
@@ -67,15 +89,11 @@ static int read_setup_header(const struct buffer *f, struct bzimage_info *info, 
 	info->syssize = h.syssize;
 	info->loadflags = h.loadflags;
 	info->code32_start = h.code32_start;
-	if (h.version < PROTOCOL_PAYLOAD)
-		return fail_with(err, "bzImage boot protocol %u.%02u has no payload fields (2.08 or later needed)",
-				 h.version >> 8, h.version & 0xff);
-	if (f->size <= info->setup_size)
-		return fail_with(err, "truncated bzImage: %zu bytes, nothing after the %llu-byte real-mode part",
-				 f->size, (unsigned long long)info->setup_size);
-	info->prot_size = f->size - info->setup_size;
-	info->relocatable = h.relocatable_kernel;
-	info->kernel_alignment = h.kernel_alignment;
+	info->prot_size = f->size > info->setup_size ? f->size - info->setup_size : 0;
+	if (h.version >= PROTOCOL_RELOCATABLE) {
+		info->relocatable = h.relocatable_kernel;
+		info->kernel_alignment = h.kernel_alignment;
+	}
 	info->min_alignment = h.version >= PROTOCOL_MIN_ALIGNMENT ? h.min_alignment : 0;
 	if (h.version >= PROTOCOL_XLOADFLAGS)
 		info->xloadflags = h.xloadflags;
@@ -83,17 +101,25 @@ static int read_setup_header(const struct buffer *f, struct bzimage_info *info, 
 		info->pref_address = h.pref_address;
 		info->init_size = h.init_size;
 	}
-	if (h.kernel_version && h.kernel_version + 0x200u < info->setup_size)
+	if (h.kernel_version && h.kernel_version + 0x200u < info->setup_size &&
+	    h.kernel_version + 0x200u < f->size)
 		copy_printable(info->kernel_version, sizeof(info->kernel_version),
-			       f->data + h.kernel_version + 0x200, info->setup_size - (h.kernel_version + 0x200u));
+			       f->data + h.kernel_version + 0x200, f->size - (h.kernel_version + 0x200u));
+	if (h.version < PROTOCOL_PAYLOAD)
+		return failed(info, err, "bzImage boot protocol %u.%02u has no payload fields (2.08 or later needed)",
+			      h.version >> 8, h.version & 0xff);
 	info->payload_offset = h.payload_offset;
 	info->payload_length = h.payload_length;
+	if (f->size <= info->setup_size)
+		return failed(info, err, "truncated bzImage: %zu bytes, nothing after the %llu-byte real-mode part",
+			      f->size, (unsigned long long)info->setup_size);
 	if (h.payload_length == 0)
-		return fail_with(err, "bzImage payload: payload_length is 0");
+		return failed(info, err, "bzImage payload: payload_length is 0");
 	if (h.payload_offset > info->prot_size || h.payload_length > info->prot_size - h.payload_offset)
-		return fail_with(err, "bzImage payload: %u bytes at offset %u run past the end of the file "
-				 "(protected-mode part: %llu bytes)", h.payload_length, h.payload_offset,
-				 (unsigned long long)info->prot_size);
+		return failed(info, err, "bzImage payload: %u bytes at offset %u run past the end of the file "
+			      "(protected-mode part: %llu bytes)", h.payload_length, h.payload_offset,
+			      (unsigned long long)info->prot_size);
+	info->payload_found = 1;
 	return 0;
 }
 
@@ -108,69 +134,73 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 }
 
 /* The same checks as the stub's, in the same order, and then some: an
- * image the stub would refuse is neither described nor repacked. */
-static int read_ours(const struct buffer *f, const uint8_t *raw, const uint8_t *payload,
+ * image the stub would refuse is neither described as sound nor
+ * repacked.  Past the format check every check runs, so that --info lists
+ * each one that fails; the payload is decoded only when all held. */
+static int read_ours(const uint8_t *raw, const uint8_t *payload,
 		     struct buffer *out, struct bzimage_info *info, struct error *err)
 {
 	static struct crc32c_table crc;
 	struct bzpack_header *h = &info->header;
-	struct setup_header sh;
 
 	crc32c_init(&crc, 0);
 	memcpy(h, raw, sizeof(*h));
-	memcpy(&sh, f->data + SETUP_HEADER_OFFSET, sizeof(sh));
 	info->ours = 1;
 	info->stub_size = info->payload_offset - BZPACK_HEADER_SIZE;
 	/* The version says where the CRCs are, so it comes first. */
 	if (h->version != BZPACK_FORMAT_VERSION || h->header_size != BZPACK_HEADER_SIZE)
-		return fail_with(err, "bzpack header: format %u (%u bytes), but this bzpack reads format %u "
-				 "(%u bytes) only%s", h->version, h->header_size, BZPACK_FORMAT_VERSION,
-				 BZPACK_HEADER_SIZE, h->version < BZPACK_FORMAT_VERSION ?
-				 ": pack the original kernel again" : "");
-	if (h->header_crc != crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc)))
-		return fail_with(err, "bzpack header: checksum mismatch");
-	if (h->setup_crc != setup_header_crc(&crc, &sh))
-		return fail_with(err, "setup header fields changed since packing (CRC32C)");
+		return failed(info, err, "bzpack header: format %u (%u bytes), but this bzpack reads format %u "
+			      "(%u bytes) only%s", h->version, h->header_size, BZPACK_FORMAT_VERSION,
+			      BZPACK_HEADER_SIZE, h->version < BZPACK_FORMAT_VERSION ?
+			      ": pack the original kernel again" : "");
+	info->ours_readable = 1;
 	info->codec = bzpack_codec_name(h->codec);
-	if (!info->codec)
-		return fail_with(err, "bzpack header: unknown codec %u", h->codec);
-	if (h->bits != 32 && h->bits != 64)
-		return fail_with(err, "bzpack header: bits is %u", h->bits);
-	if (h->payload_size != info->payload_length)
-		return fail_with(err, "bzpack header: payload of %u bytes, setup header says %u",
-				 h->payload_size, info->payload_length);
-	if (h->out_size > MAX_BZPACK_OUT)
-		return fail_with(err, "bzpack header: absurd kernel size %u", h->out_size);
-	if (h->relocs_size > h->out_size ||
-	    (h->relocs_size && (h->out_align < BZPACK_LOAD_ALIGN || (h->out_align & (h->out_align - 1)))))
-		return fail_with(err, "bzpack header: relocation table of %u bytes, kernel alignment 0x%x",
-				 h->relocs_size, h->out_align);
-	if (h->entry < h->out_addr || h->entry >= (uint64_t)h->out_addr + h->out_size - h->relocs_size)
-		return fail_with(err, "bzpack header: entry 0x%llx outside the kernel at 0x%x-0x%llx",
-				 (unsigned long long)h->entry, h->out_addr,
-				 (unsigned long long)h->out_addr + h->out_size);
 	info->compressed_size = h->payload_size;
 	info->decompressed_size = h->out_size;
+	if (h->header_crc != crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc)))
+		failed(info, err, "bzpack header: checksum mismatch");
+	if (h->setup_crc != setup_header_crc(&crc, &info->setup))
+		failed(info, err, "setup header fields changed since packing (CRC32C)");
+	if (!info->codec)
+		failed(info, err, "bzpack header: unknown codec %u", h->codec);
+	if (h->bits != 32 && h->bits != 64)
+		failed(info, err, "bzpack header: bits is %u", h->bits);
+	if (h->payload_size != info->payload_length)
+		failed(info, err, "bzpack header: payload of %u bytes, setup header says %u",
+		       h->payload_size, info->payload_length);
+	if (h->out_size > MAX_BZPACK_OUT)
+		failed(info, err, "bzpack header: absurd kernel size %u", h->out_size);
+	if (h->relocs_size > h->out_size ||
+	    (h->relocs_size && (h->out_align < BZPACK_LOAD_ALIGN || (h->out_align & (h->out_align - 1)))))
+		failed(info, err, "bzpack header: relocation table of %u bytes, kernel alignment 0x%x",
+		       h->relocs_size, h->out_align);
+	if (h->entry < h->out_addr || h->entry >= (uint64_t)h->out_addr + h->out_size - h->relocs_size)
+		failed(info, err, "bzpack header: entry 0x%llx outside the kernel at 0x%x-0x%llx",
+		       (unsigned long long)h->entry, h->out_addr,
+		       (unsigned long long)h->out_addr + h->out_size);
 	if (!out)
-		return 0;
+		return info->nfailed ? -1 : 0;
 
-	if (h->payload_crc != crc32c_update(&crc, 0, payload, h->payload_size))
-		return fail_with(err, "bzpack payload: checksum mismatch");
+	if (h->payload_size <= info->payload_length &&
+	    h->payload_crc != crc32c_update(&crc, 0, payload, h->payload_size))
+		failed(info, err, "bzpack payload: checksum mismatch");
+	if (info->nfailed)
+		return -1;
 	out->size = h->out_size;
 	out->data = malloc(out->size ? out->size : 1);
 	if (!out->data)
-		return fail_with(err, "out of memory for a %zu-byte kernel", out->size);
+		return failed(info, err, "out of memory for a %zu-byte kernel", out->size);
 	const struct codec *codec = codec_by_id(h->codec);
 	if (!codec) {
 		free(out->data);
 		out->data = NULL;
-		return fail_with(err, "bzpack payload: no host decoder for codec %s", info->codec);
+		return failed(info, err, "bzpack payload: no host decoder for codec %s", info->codec);
 	}
 	enum decode_status s = codec_decode(codec, payload, h->payload_size, out->data, out->size);
 	if (s != DECODE_OK) {
 		free(out->data);
 		out->data = NULL;
-		return fail_with(err, "bzpack payload: %s data corrupt (%s)", info->codec, decode_status_name(s));
+		return failed(info, err, "bzpack payload: %s data corrupt (%s)", info->codec, decode_status_name(s));
 	}
 	info->decompressed = 1;
 	return 0;
@@ -203,17 +233,17 @@ static int read_linux(const uint8_t *payload, struct buffer *out, struct bzimage
 	size_t len = info->payload_length;
 
 	if (len <= SIZE_TRAILER)
-		return fail_with(err, "bzImage payload: only %zu bytes", len);
+		return failed(info, err, "bzImage payload: only %zu bytes", len);
 	uint64_t expected = le32(payload + len - SIZE_TRAILER);
 	const struct linux_codec *c = linux_codec_find(payload, len - SIZE_TRAILER, expected);
 	if (!c)
-		return fail_with(err, "bzImage payload: unknown compression (magic 0x%02x%02x%02x%02x)",
+		return failed(info, err, "bzImage payload: unknown compression (magic 0x%02x%02x%02x%02x)",
 				 payload[0], payload[1], payload[2], payload[3]);
 	info->codec = c->name;
 	info->compressed_size = len - SIZE_TRAILER;
 	info->decompressed_size = expected;
 	if (expected == 0 || expected > MAX_DECOMPRESSED)
-		return fail_with(err, "bzImage payload: implausible decompressed size %llu (its last 4 bytes)",
+		return failed(info, err, "bzImage payload: implausible decompressed size %llu (its last 4 bytes)",
 				 (unsigned long long)expected);
 	if (!out)
 		return 0;
@@ -221,11 +251,13 @@ static int read_linux(const uint8_t *payload, struct buffer *out, struct bzimage
 	out->size = (size_t)expected;
 	out->data = malloc(out->size);
 	if (!out->data)
-		return fail_with(err, "out of memory for %zu decompressed bytes", out->size);
+		return failed(info, err, "out of memory for %zu decompressed bytes", out->size);
 	size_t produced = 0;
 	int r = c->unpack(payload, len - SIZE_TRAILER, out->data, out->size, &produced, err);
+	if (r < 0)
+		r = failed(info, err, "%s", err->msg);
 	if (r == 0 && produced != out->size)
-		r = fail_with(err, "bzImage payload: %s data decompressed to %zu bytes, but its size trailer says %zu",
+		r = failed(info, err, "bzImage payload: %s data decompressed to %zu bytes, but its size trailer says %zu",
 			      c->name, produced, out->size);
 	if (r < 0) {
 		free(out->data);
@@ -247,7 +279,7 @@ int bzimage_extract(const struct buffer *f, struct buffer *out, struct bzimage_i
 	const uint8_t *payload = f->data + info->setup_size + info->payload_offset;
 	const uint8_t *ours = our_header(f, info);
 	if (ours)
-		return read_ours(f, ours, payload, out, info, err);
+		return read_ours(ours, payload, out, info, err);
 	return read_linux(payload, out, info, err);
 }
 
@@ -260,6 +292,27 @@ static void our_kernel_version(const char *s, char *dst, size_t dst_size)
 		n = dst_size - 1;
 	memcpy(dst, s, n);
 	dst[n] = 0;
+}
+
+#define PROTOCOL_INITRD_MAX   0x0203  /* initrd_addr_max; before it 0x37ffffff */
+#define PROTOCOL_CMDLINE_SIZE 0x0206  /* cmdline_size; before it 255 */
+
+/* The fields the file's kernel set that are not ours to choose, as
+ * boot.rst gives them for its protocol. */
+static void carry_setup(const struct bzimage_info *info, struct carried_setup *c)
+{
+	const struct setup_header *h = &info->setup;
+
+	c->set = 1;
+	c->root_flags = h->root_flags;
+	c->ram_size = h->ram_size;
+	c->vid_mode = h->vid_mode;
+	c->root_dev = h->root_dev;
+	c->start_sys_seg = h->start_sys_seg;
+	c->setup_move_size = h->setup_move_size;
+	c->initrd_addr_max = info->protocol >= PROTOCOL_INITRD_MAX ? h->initrd_addr_max : 0x37ffffff;
+	c->cmdline_size = info->protocol >= PROTOCOL_CMDLINE_SIZE ? h->cmdline_size : 255;
+	c->xloadflags = info->protocol >= PROTOCOL_XLOADFLAGS ? h->xloadflags & XLF_EFI_KEXEC : 0;
 }
 
 int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
@@ -289,6 +342,7 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 		/* Linux's own short form beats the banner found in the vmlinux. */
 		if (info->kernel_version[0])
 			snprintf(k->version, sizeof(k->version), "%s", info->kernel_version);
+		carry_setup(info, &k->carried);
 		return 0;
 	}
 
@@ -308,86 +362,189 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 	k->zero_size = h->zero_size;
 	k->segments = 1;        /* the segments were merged into one span when packed */
 	our_kernel_version(info->kernel_version, k->version, sizeof(k->version));
+	carry_setup(info, &k->carried);
 	return 0;
 }
 
 /* ---- --info ------------------------------------------------------------ */
 
-#define ROW "%-15s "
+/* Documentation/arch/x86/boot.rst's names for the bits. */
+static const char *const loadflag_names[8] = {
+	"LOADED_HIGH", "KASLR_FLAG", NULL, NULL, NULL, "QUIET_FLAG", "KEEP_SEGMENTS", "CAN_USE_HEAP",
+};
+static const char *const xloadflag_names[16] = {
+	"XLF_KERNEL_64", "XLF_CAN_BE_LOADED_ABOVE_4G", "XLF_EFI_HANDOVER_32", "XLF_EFI_HANDOVER_64",
+	"XLF_EFI_KEXEC", "XLF_5LEVEL", "XLF_5LEVEL_ENABLED", "XLF_MEM_ENCRYPTION",
+};
 
-void bzimage_print_info(FILE *o, const struct bzimage_info *i)
+/* " (NAME NAME bit9)": every bit set named, an unnamed one by number. */
+static void flag_names(struct info_out *o, const char *key, unsigned value, const char *const *names,
+		       unsigned bits)
 {
+	char list[256] = "";
+	size_t n = 0;
+
+	for (unsigned b = 0; b < bits; b++) {
+		if (!(value & (1u << b)))
+			continue;
+		if (names[b])
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", names[b]);
+		else
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%sbit%u", n ? " " : "", b);
+	}
+	if (n)
+		info_str(o, key, " (%s)", list);
+	else
+		info_field_str(o, key, "");
+}
+
+void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
+{
+	if (!i->header_read)
+		return;
+	info_begin(o, "format");
 	if (i->ours)
-		fprintf(o, ROW "bzpack image (header format %u)\n", "format:", i->header.version);
+		info_num(o, "bzpack_format", "bzpack image (header format %llu)", (unsigned long long)i->header.version);
 	else
-		fprintf(o, ROW "Linux bzImage\n", "format:");
-	fprintf(o, ROW "%u.%02u\n", "boot protocol:", i->protocol >> 8, i->protocol & 0xff);
-	fprintf(o, ROW "%s\n", "kernel_version:", i->kernel_version[0] ? i->kernel_version : "(none)");
-	fprintf(o, ROW "%llu bytes (setup_sects %u)\n", "real-mode:", (unsigned long long)i->setup_size,
-		i->setup_sects);
-	fprintf(o, ROW "%llu bytes (syssize %u x 16 = %llu)\n", "protected-mode:",
-		(unsigned long long)i->prot_size, i->syssize, (unsigned long long)i->syssize * 16);
-	fprintf(o, ROW "code32_start 0x%x", "load address:", i->code32_start);
+		info_text(o, "Linux bzImage");
+	info_bool(o, "bzpack_image", i->ours);
+	info_end(o);
+	info_begin(o, "boot protocol");
+	info_num(o, "protocol_major", "%llu", (unsigned long long)(i->protocol >> 8));
+	info_num(o, "protocol_minor", ".%02llu", (unsigned long long)(i->protocol & 0xff));
+	info_end(o);
+	info_begin(o, "kernel_version");
+	if (i->kernel_version[0])
+		info_str(o, "kernel_version", "%s", i->kernel_version);
+	else
+		info_text(o, "(none)"), info_field_str(o, "kernel_version", "");
+	info_end(o);
+	info_begin(o, "real-mode");
+	info_num(o, "setup_size", "%llu bytes", (unsigned long long)i->setup_size);
+	info_num(o, "setup_sects", " (setup_sects %llu)", (unsigned long long)i->setup_sects);
+	info_end(o);
+	info_begin(o, "protected-mode");
+	info_num(o, "prot_size", "%llu bytes", (unsigned long long)i->prot_size);
+	info_num(o, "syssize", " (syssize %llu", (unsigned long long)i->syssize);
+	info_text(o, " x 16 = %llu)", (unsigned long long)i->syssize * 16);
+	info_end(o);
+	info_begin(o, "load address");
+	info_num(o, "code32_start", "code32_start 0x%llx", (unsigned long long)i->code32_start);
 	if (i->protocol >= PROTOCOL_PREF_ADDRESS)
-		fprintf(o, ", pref_address 0x%llx", (unsigned long long)i->pref_address);
+		info_num(o, "pref_address", ", pref_address 0x%llx", (unsigned long long)i->pref_address);
+	info_bool(o, "relocatable", i->relocatable);
 	if (i->relocatable)
-		fprintf(o, ", relocatable (alignment 0x%x)\n", i->kernel_alignment);
+		info_num(o, "kernel_alignment", ", relocatable (alignment 0x%llx)",
+			 (unsigned long long)i->kernel_alignment);
 	else
-		fprintf(o, ", not relocatable\n");
-	fprintf(o, ROW "0x%02x%s", "loadflags:", i->loadflags, i->loadflags & LOADFLAG_LOADED_HIGH ?
-		" (LOADED_HIGH)" : "");
-	if (i->protocol >= PROTOCOL_XLOADFLAGS)
-		fprintf(o, ", xloadflags 0x%x%s%s", i->xloadflags,
-			i->xloadflags & XLF_KERNEL_64 ? " KERNEL_64" : "",
-			i->xloadflags & XLF_CAN_BE_LOADED_ABOVE_4G ? " CAN_BE_LOADED_ABOVE_4G" : "");
-	fputc('\n', o);
-	if (i->protocol >= PROTOCOL_PREF_ADDRESS)
-		fprintf(o, ROW "0x%x (%u bytes)\n", "init_size:", i->init_size, i->init_size);
-	/* (counted from where the kernel runs: boot.rst's runtime start) */
-	fprintf(o, ROW "offset 0x%x in the protected-mode part, %u bytes\n", "payload:",
-		i->payload_offset, i->payload_length);
-	fprintf(o, ROW "%s\n", "codec:", i->codec ? i->codec : "unknown");
-	fprintf(o, ROW "%llu bytes\n", "compressed:", (unsigned long long)i->compressed_size);
-	fprintf(o, ROW "%llu bytes (ratio %.2f%%)\n", "decompressed:",
-		(unsigned long long)i->decompressed_size,
-		i->decompressed_size ? 100.0 * (double)i->compressed_size / (double)i->decompressed_size : 0.0);
+		info_text(o, ", not relocatable");
+	info_end(o);
+	info_begin(o, "loadflags");
+	info_num(o, "loadflags", "0x%02llx", (unsigned long long)i->loadflags);
+	flag_names(o, "loadflags_names", i->loadflags, loadflag_names, 8);
+	if (i->protocol >= PROTOCOL_XLOADFLAGS) {
+		info_num(o, "xloadflags", ", xloadflags 0x%llx", (unsigned long long)i->xloadflags);
+		flag_names(o, "xloadflags_names", i->xloadflags, xloadflag_names, 16);
+	}
+	info_end(o);
+	if (i->protocol >= PROTOCOL_PREF_ADDRESS) {
+		/* (counted from where the kernel runs: boot.rst's runtime start) */
+		info_begin(o, "init_size");
+		info_num(o, "init_size", "0x%llx", (unsigned long long)i->init_size);
+		info_text(o, " (%u bytes)", i->init_size);
+		info_end(o);
+	}
+	if (i->protocol < PROTOCOL_PAYLOAD)
+		return;
+	info_begin(o, "payload");
+	info_num(o, "payload_offset", "offset 0x%llx in the protected-mode part", (unsigned long long)i->payload_offset);
+	info_num(o, "payload_length", ", %llu bytes", (unsigned long long)i->payload_length);
+	info_end(o);
+	if (!i->payload_found || (i->ours && !i->ours_readable))
+		return;
+	info_begin(o, "codec");
+	info_str(o, "codec", "%s", i->codec ? i->codec : "unknown");
+	info_end(o);
+	if (!i->codec && !i->ours)
+		return;
+	info_begin(o, "compressed");
+	info_num(o, "compressed_size", "%llu bytes", (unsigned long long)i->compressed_size);
+	info_end(o);
+	info_begin(o, "decompressed");
+	info_num(o, "decompressed_size", "%llu bytes", (unsigned long long)i->decompressed_size);
+	info_real(o, "ratio_percent", " (ratio %.2f%%)", i->decompressed_size ?
+		  100.0 * (double)i->compressed_size / (double)i->decompressed_size : 0.0);
+	info_end(o);
 
 	if (i->ours) {
 		const struct bzpack_header *h = &i->header;
-		fprintf(o, ROW "0x%llx (%u-bit, from the bzpack header)\n", "entry:",
-			(unsigned long long)h->entry, h->bits);
+		info_begin(o, "entry");
+		info_num(o, "entry", "0x%llx", (unsigned long long)h->entry);
+		info_num(o, "bits", " (%llu-bit, from the bzpack header)", (unsigned long long)h->bits);
+		info_end(o);
 		/* The image (stub) is relocatable; the kernel it carries moves
 		 * with it only when the image has its relocation table. */
-		uint32_t size = h->out_size - h->relocs_size;
-		fprintf(o, ROW "0x%x-0x%llx (%u bytes + %u zeroed), ", "kernel:", h->out_addr,
-			(unsigned long long)h->out_addr + size + h->zero_size, size, h->zero_size);
-		if (h->relocs_size)
-			fprintf(o, "relocatable: runs at max(load address, 0x%x) aligned to 0x%x, "
-				"or randomised\n", h->out_addr, h->out_align);
-		else
-			fprintf(o, "fixed: runs at its link address\n");
-		fprintf(o, ROW "from where the kernel runs: payload moved to +0x%x when the image is "
-			"in the way (margin %lld bytes), scratch at +0x%x, workspace %u bytes\n", "in place:",
-			h->inplace_offset, (long long)h->inplace_offset + h->payload_size - h->out_size,
-			h->scratch_offset, h->workspace_size);
-		fprintf(o, ROW, "relocations:");
-		if (h->relocs_size)
-			fprintf(o, "%u bytes, CRC32C 0x%08x, virtual address 0x%llx\n", h->relocs_size,
-				h->relocs_crc, (unsigned long long)h->virt_addr);
-		else
-			fprintf(o, "none: the kernel cannot move\n");
-		fprintf(o, ROW "%llu bytes (setup %llu + stub %llu + header %d)\n", "overhead:",
-			(unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE),
-			(unsigned long long)i->setup_size, (unsigned long long)i->stub_size, BZPACK_HEADER_SIZE);
-		/* read_ours refused the image unless the two header CRCs hold;
-		 * the payload's is checked when it is decompressed. */
-		fprintf(o, ROW "CRC32C bzpack header 0x%08x ok, setup header fields 0x%08x ok, "
-			"payload 0x%08x %s\n", "checksums:", h->header_crc, h->setup_crc, h->payload_crc,
-			i->decompressed ? "ok" : "not checked");
+		uint32_t size = h->out_size >= h->relocs_size ? h->out_size - h->relocs_size : 0;
+		info_begin(o, "kernel");
+		info_num(o, "out_addr", "0x%llx", (unsigned long long)h->out_addr);
+		info_text(o, "-0x%llx", (unsigned long long)h->out_addr + size + h->zero_size);
+		info_num(o, "kernel_size", " (%llu bytes", (unsigned long long)size);
+		info_num(o, "zero_size", " + %llu zeroed), ", (unsigned long long)h->zero_size);
+		info_bool(o, "kernel_relocatable", h->relocs_size != 0);
+		if (h->relocs_size) {
+			info_text(o, "relocatable: runs at max(load address, 0x%x) aligned to ", h->out_addr);
+			info_num(o, "out_align", "0x%llx, or randomised", (unsigned long long)h->out_align);
+		} else {
+			info_text(o, "fixed: runs at its link address");
+		}
+		info_end(o);
+		info_begin(o, "in place");
+		info_num(o, "inplace_offset", "from where the kernel runs: payload moved to +0x%llx when the image is "
+			 "in the way", (unsigned long long)h->inplace_offset);
+		info_snum(o, "inplace_margin", " (margin %lld bytes)",
+			  (long long)h->inplace_offset + h->payload_size - h->out_size);
+		info_num(o, "scratch_offset", ", scratch at +0x%llx", (unsigned long long)h->scratch_offset);
+		info_num(o, "workspace_size", ", workspace %llu bytes", (unsigned long long)h->workspace_size);
+		info_end(o);
+		info_begin(o, "relocations");
+		if (h->relocs_size) {
+			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
+			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
+			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
+		} else {
+			info_text(o, "none: the kernel cannot move");
+			info_field_num(o, "relocs_size", 0);
+		}
+		info_end(o);
+		info_begin(o, "overhead");
+		info_num(o, "overhead", "%llu bytes", (unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE));
+		info_text(o, " (setup %llu", (unsigned long long)i->setup_size);
+		info_num(o, "stub_size", " + stub %llu", (unsigned long long)i->stub_size);
+		info_text(o, " + header %d)", BZPACK_HEADER_SIZE);
+		info_end(o);
+		/* Each CRC is "ok" only when its check ran and held. */
+		int header_ok = 1, setup_ok = 1, payload_bad = 0;
+		for (unsigned n = 0; n < i->nfailed; n++) {
+			header_ok &= strcmp(i->failed[n], "bzpack header: checksum mismatch") != 0;
+			setup_ok &= strncmp(i->failed[n], "setup header fields changed", 27) != 0;
+			payload_bad |= strcmp(i->failed[n], "bzpack payload: checksum mismatch") == 0;
+		}
+		info_begin(o, "checksums");
+		info_num(o, "header_crc", "CRC32C bzpack header 0x%08llx", (unsigned long long)h->header_crc);
+		info_str(o, "header_crc_check", " %s", header_ok ? "ok" : "MISMATCH");
+		info_num(o, "setup_crc", ", setup header fields 0x%08llx", (unsigned long long)h->setup_crc);
+		info_str(o, "setup_crc_check", " %s", setup_ok ? "ok" : "MISMATCH");
+		info_num(o, "payload_crc", ", payload 0x%08llx", (unsigned long long)h->payload_crc);
+		info_str(o, "payload_crc_check", " %s", i->decompressed ? "ok" : payload_bad ? "MISMATCH" : "not checked");
+		info_end(o);
 	} else if (i->decompressed && i->elf_bits) {
-		fprintf(o, ROW "0x%llx (vmlinux ELF%d e_entry)\n", "entry:", (unsigned long long)i->elf_entry,
-			i->elf_bits);
+		info_begin(o, "entry");
+		info_num(o, "entry", "0x%llx", (unsigned long long)i->elf_entry);
+		info_num(o, "bits", " (vmlinux ELF%llu e_entry)", (unsigned long long)i->elf_bits);
+		info_end(o);
 	} else if (i->decompressed) {
-		fprintf(o, ROW "unknown: the payload is not an x86 ELF file\n", "entry:");
+		info_begin(o, "entry");
+		info_text(o, "unknown: the payload is not an x86 ELF file");
+		info_end(o);
 	}
 }

@@ -11,6 +11,9 @@
 #include "util.h"
 
 #define BZIMAGE_VERSION_MAX 256
+#define BZIMAGE_CHECKS_MAX  16
+
+struct info_out;
 
 struct bzimage_info {
 	int ours;                       /* a bzpack image: bzpack_header found before the payload */
@@ -44,6 +47,15 @@ struct bzimage_info {
 	int decompressed;
 	int elf_bits;                   /* 32 or 64 if the payload is an x86 ELF, else 0 */
 	uint64_t elf_entry;
+
+	/* How far reading got, for --info on a damaged image: every field
+	 * up to there is printed, then every check that failed. */
+	int header_read;                /* the setup_header fields above */
+	int payload_found;              /* payload_offset/length lie in the file */
+	int ours_readable;              /* ours, and its header in the format we read */
+	unsigned nfailed;
+	char failed[BZIMAGE_CHECKS_MAX][ERR_MAX];
+	struct setup_header setup;      /* the file's setup_header, as is */
 };
 
 /* 1 if the file carries the boot protocol's signature (0xAA55 at 0x1FE,
@@ -53,7 +65,9 @@ int bzimage_detect(const struct buffer *file);
 /* Read the headers into info and find the payload.  With out != NULL also
  * decompress the payload into a new buffer: for a Linux bzImage the
  * vmlinux (an ELF file, possibly followed by relocation data), for a bzpack
- * image the kernel's memory image starting at header.out_addr. */
+ * image the kernel's memory image starting at header.out_addr.  On -1, err
+ * holds the first check that failed and info every one (info->failed),
+ * with every field read before. */
 int bzimage_extract(const struct buffer *file, struct buffer *out, struct bzimage_info *info,
 		    struct error *err);
 
@@ -62,6 +76,7 @@ int bzimage_extract(const struct buffer *file, struct buffer *out, struct bzimag
 int bzimage_kernel(const struct buffer *file, int want_bits, struct kernel *k,
 		   struct bzimage_info *info, struct error *err);
 
-void bzimage_print_info(FILE *out, const struct bzimage_info *info);
+/* --info's rows for what info holds (as far as it was read). */
+void bzimage_print_info(struct info_out *out, const struct bzimage_info *info);
 
 #endif

@@ -1,17 +1,19 @@
 /* bzpack.c - the packer's command line.
  *
- *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] INPUT
+ *   bzpack [-c CODEC] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] [-q] INPUT
  *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [-o OUT] [-b BITS] [-v] INPUT
- *   bzpack --info INPUT
+ *   bzpack --info [--json] INPUT
  *   bzpack --extract -o OUT INPUT
  *   bzpack --list-codecs
  *
  * INPUT is an x86 ELF kernel or a bzImage (Linux's, any codec, or one of
- * ours), whose kernel is then unpacked and packed again.
+ * ours), whose kernel is then unpacked and packed again; "-" is standard
+ * input, and OUT "-" standard output.
  *
  * Exit status: 0 done, 1 bad input or failure (the message says which
- * file and why), 2 bad usage. */
+ * file and why), 2 bad usage (one line saying what, then where to look). */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include "codecs.h"
 #include "decode_speed.h"
 #include "image.h"
+#include "info_out.h"
 #include "kernel.h"
 #include "payload_cache.h"
 #include "pe.h"
@@ -37,11 +40,25 @@
 
 #define DEFAULT_CODEC "lz4"
 
+/* Bad usage: one line naming what was wrong, then where help is, as the
+ * GNU tools say it; exit status 2. */
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bzpack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'bzpack --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: bzpack [options] INPUT\n"
-		"       bzpack --info INPUT\n"
+		"       bzpack --info [--json] INPUT\n"
 		"       bzpack --extract -o OUT INPUT\n"
 		"       bzpack --list-codecs\n"
 		"       bzpack bench [options] KERNEL...   (see bzpack bench --help)\n"
@@ -49,6 +66,7 @@ static void usage(FILE *out)
 		"bzImage: a tiny stub that decompresses it, checks it and enters it as\n"
 		"the Linux x86 boot protocol says.  INPUT may also be a bzImage (Linux's,\n"
 		"with any of its codecs, or bzpack's own): its kernel is packed again.\n"
+		"INPUT - reads standard input, OUT - writes standard output.\n"
 		"\n"
 		"  -c, --codec=CODEC   " DEFAULT_CODEC " (default), any of --list-codecs, or auto: try\n"
 		"                      each but none, keep the least estimated time to kernel\n"
@@ -58,7 +76,9 @@ static void usage(FILE *out)
 		"                      (default 1)\n"
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
-		"  -o, --output=OUT    output file (default: INPUT.bzimage)\n"
+		"  -o, --output=OUT    output file (default: INPUT.bzimage; - for INPUT -): a\n"
+		"                      symlink's target, a hard-linked file, a device or a\n"
+		"                      FIFO is written through, a file replaced atomically\n"
 		"      --relocs=FILE   an ELF INPUT's relocation table (the build's\n"
 		"                      arch/x86/boot/compressed/vmlinux.relocs): the kernel then\n"
 		"                      moves with the image; without one the table comes from\n"
@@ -66,11 +86,14 @@ static void usage(FILE *out)
 		"                      else it runs at its link address (a bzImage INPUT\n"
 		"                      carries its own)\n"
 		"  -v, --verbose       print the layout and sizes\n"
+		"  -q, --quiet         no progress lines or notes on stderr, only errors\n"
 		"      --pack-cache=DIR  keep compressed payloads in DIR and reuse them when\n"
 		"                      this packer, codec, level and kernel are the same\n"
 		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
-		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
+		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit; a\n"
+		"                      damaged image: every field read, each failed check, exit 1\n"
+		"      --json          with --info: the same as one JSON object\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
@@ -84,43 +107,66 @@ static void usage(FILE *out)
 }
 
 /* bzpack --info: a bzImage's headers, payload and kernel, or an ELF
- * kernel as the packer sees it. */
-static int describe(const char *input, struct error *err)
+ * kernel as the packer sees it; every row through one emitter, as text or
+ * JSON.  A damaged image gets every field that could be read, then each
+ * check that failed, and -1 with the first of them in err. */
+static int describe(const char *input, int json, struct error *err)
 {
 	struct buffer file = { 0, 0 }, unpacked = { 0, 0 };
 	struct bzimage_info info;
 	struct kernel k;
+	struct info_out *o = NULL;
 	int r = -1;
 
 	memset(&k, 0, sizeof(k));
 	if (read_file(input, &file, err) < 0)
 		goto done;
-	if (bzimage_detect(&file)) {
-		if (bzimage_extract(&file, &unpacked, &info, err) < 0)
-			goto done;
-		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
-		bzimage_print_info(stdout, &info);
-		pe_print(stdout, &file);
-		if (info.ours)
-			pe_print_cmdline(stdout, &file);
-		if (!info.ours) {
-			struct error why;
-			if (kernel_from_elf(&unpacked, 0, &k, &why) == 0 &&
-			    (!info.relocatable ||
-			     relocs_from_payload(&k, &unpacked, (uint64_t)1 << info.min_alignment, &why) == 0))
-				kernel_print(stdout, "vmlinux:", 15, &k);
-			else
-				printf("%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
-		}
-	} else {
-		if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0)
-			goto done;
-		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
-		printf("%-15s ELF%d x86 kernel, not a bzImage\n", "format:", k.bits);
-		kernel_print(stdout, "kernel:", 15, &k);
+	o = info_open(stdout, json, input);
+	if (!o) {
+		fail_with(err, "out of memory");
+		goto done;
 	}
-	r = 0;
+	info_begin(o, "file");
+	info_str(o, "file", "%s", input);
+	info_num(o, "file_size", " (%llu bytes)", (unsigned long long)file.size);
+	info_end(o);
+	if (bzimage_detect(&file)) {
+		r = bzimage_extract(&file, &unpacked, &info, err);
+		bzimage_print_info(o, &info);
+		FILE *text = info_capture(o);
+		if (text) {
+			pe_print(text, &file);
+			if (info.ours && info.ours_readable)
+				pe_print_cmdline(text, &file);
+			if (r == 0 && !info.ours) {
+				struct error why;
+				if (kernel_from_elf(&unpacked, 0, &k, &why) == 0 &&
+				    (!info.relocatable ||
+				     relocs_from_payload(&k, &unpacked, (uint64_t)1 << info.min_alignment, &why) == 0))
+					kernel_print(text, "vmlinux:", 15, &k);
+				else
+					fprintf(text, "%-15s cannot be packed: %s\n", "vmlinux:", why.msg);
+			}
+			info_capture_end(o, text);
+		}
+		for (unsigned n = 0; n < info.nfailed; n++)
+			info_failed(o, info.failed[n]);
+	} else if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0) {
+		info_failed(o, err->msg);
+	} else {
+		info_begin(o, "format");
+		info_num(o, "elf_bits", "ELF%llu x86 kernel, not a bzImage", (unsigned long long)k.bits);
+		info_end(o);
+		FILE *text = info_capture(o);
+		if (text) {
+			kernel_print(text, "kernel:", 15, &k);
+			info_capture_end(o, text);
+		}
+		r = 0;
+	}
 done:
+	if (o && info_close(o) < 0 && r == 0)
+		r = fail_with(err, "cannot write the description: %s", "standard output");
 	free(file.data);
 	free(unpacked.data);
 	free(k.blob.data);
@@ -168,14 +214,20 @@ static int compress(const char *input, const struct codec *codec, int level, con
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (k->blob.size >= SLOW_INPUT_BYTES)
-		fprintf(stderr, "bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size,
-			codec->name);
+		note("bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size, codec->name);
 	if (codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
 		return -1;
 	if (k->blob.size >= SLOW_INPUT_BYTES)
-		fprintf(stderr, "bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size,
-			payload->size, seconds_since(&t0));
+		note("bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size, payload->size,
+		     seconds_since(&t0));
 	return 0;
+}
+
+/* What argv[optind - 1] was, for a message about it: "--output", "-o". */
+static const char *option_as_given(char **argv, int opt_index)
+{
+	const char *arg = argv[opt_index - 1];
+	return arg ? arg : "?";
 }
 
 int main(int argc, char **argv)
@@ -186,9 +238,11 @@ int main(int argc, char **argv)
 		{ "bits", required_argument, 0, 'b' },
 		{ "output", required_argument, 0, 'o' },
 		{ "verbose", no_argument, 0, 'v' },
+		{ "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ "info", no_argument, 0, 'I' },
+		{ "json", no_argument, 0, 'J' },
 		{ "extract", no_argument, 0, 'x' },
 		{ "list-codecs", no_argument, 0, 'L' },
 		{ "storage-mbps", required_argument, 0, 'M' },
@@ -199,7 +253,7 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
-	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
+	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, json = 0, unpack = 0, opt;
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	const char *output = NULL, *cmdline = "", *relocs = NULL;
@@ -208,38 +262,31 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return bench_main(argc - 1, argv + 1);
 	opterr = 0;     /* our own messages, in our own form */
-	while ((opt = getopt_long(argc, argv, "c:l:b:o:vhx", options, NULL)) != -1) {
+	/* The leading ':' tells a missing argument (':') from an unknown option ('?'). */
+	while ((opt = getopt_long(argc, argv, ":c:l:b:o:vqhx", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			pick = strcmp(optarg, "auto") == 0;
 			codec = codec_by_name(optarg);
-			if (!codec && !pick) {
-				fprintf(stderr, "bzpack: unknown codec '%s' (%s, auto)\n", optarg, codec_names());
-				return EXIT_USAGE;
-			}
+			if (!codec && !pick)
+				return usage_error("unknown codec '%s' (%s, auto)", optarg, codec_names());
 			break;
 		case 'M':
 		case 'C':
-			if (parse_positive(optarg, opt == 'M' ? &autos.storage_mbps : &autos.cpu_scale) < 0) {
-				fprintf(stderr, "bzpack: --%s takes a positive number, not '%s'\n",
-					opt == 'M' ? "storage-mbps" : "cpu-scale", optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_positive(optarg, opt == 'M' ? &autos.storage_mbps : &autos.cpu_scale) < 0)
+				return usage_error("--%s takes a positive number, not '%s'",
+						   opt == 'M' ? "storage-mbps" : "cpu-scale", optarg);
 			auto_options = 1;
 			break;
 		case 'l':
 			level = (int)strtol(optarg, &end, 10);
-			if (*end || !*optarg) {
-				fprintf(stderr, "bzpack: bad level '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
+			if (*end || !*optarg || level < 0)
+				return usage_error("bad level '%s'", optarg);
 			break;
 		case 'b':
-			bits = atoi(optarg);
-			if (bits != 32 && bits != 64) {
-				fprintf(stderr, "bzpack: --bits takes 32 or 64\n");
-				return EXIT_USAGE;
-			}
+			bits = (int)strtol(optarg, &end, 10);
+			if (*end || (bits != 32 && bits != 64))
+				return usage_error("--bits takes 32 or 64, not '%s'", optarg);
 			break;
 		case 'o':
 			output = optarg;
@@ -252,6 +299,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -268,35 +318,51 @@ int main(int argc, char **argv)
 		case 'I':
 			info = 1;
 			break;
+		case 'J':
+			json = 1;
+			break;
 		case 'L':
 			for (size_t i = 0; i < codec_count; i++)
 				puts(codecs[i].name);
 			return 0;
+		case ':':
+			return usage_error("option '%s' needs an argument", option_as_given(argv, optind));
 		default:
-			if (optopt && optopt != '?')
-				fprintf(stderr, "bzpack: option -%c %s\n", optopt,
-					strchr("clbo", optopt) ? "needs an argument" : "is unknown");
-			else
-				fprintf(stderr, "bzpack: unknown option '%s' (see --help)\n", argv[optind - 1]);
-			return EXIT_USAGE;
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", option_as_given(argv, optind));
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return EXIT_USAGE;
+	if (optind == argc)
+		return usage_error("no INPUT given");
+	if (optind < argc - 1)
+		return usage_error("one INPUT only, but %d given ('%s', '%s'%s)", argc - optind, argv[optind],
+				   argv[optind + 1], argc - optind > 2 ? ", ..." : "");
+	if (info && unpack)
+		return usage_error("--info and --extract do not go together");
+	if (json && !info)
+		return usage_error("--json goes with --info");
+	if (auto_options && !pick)
+		return usage_error("--storage-mbps and --cpu-scale go with --codec auto");
+	if (pick && level != LEVEL_DEFAULT)
+		return usage_error("--codec auto takes no --level: each codec uses its default");
+	if (level != LEVEL_DEFAULT && !pick) {
+		const struct codec_compressor *z = codec->compressor;
+		if (level < z->min_level || level > z->max_level)
+			return z->min_level == z->max_level
+				       ? usage_error("%s takes no level other than %d, not %d", codec->name,
+						     z->min_level, level)
+				       : usage_error("%s level must be %d..%d, not %d", codec->name, z->min_level,
+						     z->max_level, level);
 	}
-	if (auto_options && !pick) {
-		fprintf(stderr, "bzpack: --storage-mbps and --cpu-scale go with --codec auto\n");
-		return EXIT_USAGE;
-	}
-	if (pick && level != LEVEL_DEFAULT) {
-		fprintf(stderr, "bzpack: --codec auto takes no --level: each codec uses its default\n");
-		return EXIT_USAGE;
-	}
+	if (relocs && strcmp(relocs, "-") == 0 && strcmp(argv[optind], "-") == 0)
+		return usage_error("INPUT and --relocs cannot both be standard input");
+	if (unpack && !output)
+		return usage_error("--extract needs -o OUT");
 	const char *input = argv[optind];
 	if (info) {
 		struct error err;
-		if (describe(input, &err) < 0) {
+		if (describe(input, json, &err) < 0) {
 			fprintf(stderr, "bzpack: %s: %s\n", input, err.msg);
 			return EXIT_BAD_INPUT;
 		}
@@ -305,10 +371,6 @@ int main(int argc, char **argv)
 	if (unpack) {
 		struct error err;
 		const char *culprit;
-		if (!output) {
-			fprintf(stderr, "bzpack: --extract needs -o OUT\n");
-			return EXIT_USAGE;
-		}
 		if (extract(input, output, &culprit, &err) < 0) {
 			fprintf(stderr, "bzpack: %s: %s\n", culprit, err.msg);
 			return EXIT_BAD_INPUT;
@@ -316,6 +378,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	char *default_output = NULL;
+	if (!output && strcmp(input, "-") == 0)
+		output = "-";
 	if (!output) {
 		default_output = malloc(strlen(input) + sizeof(".bzimage"));
 		if (!default_output)
@@ -357,7 +421,7 @@ int main(int argc, char **argv)
 		goto out;  /* an ELF linked with --emit-relocs: its own table */
 	}
 
-	autos.progress = k.blob.size >= SLOW_INPUT_BYTES;
+	autos.progress = k.blob.size >= SLOW_INPUT_BYTES && !quiet;
 	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
@@ -367,8 +431,8 @@ int main(int argc, char **argv)
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
 		goto out;
-	if (verbose)
-		image_print_layout(stdout, &k, codec, &layout);
+	if (verbose) /* not into the image on standard output */
+		image_print_layout(strcmp(output, "-") == 0 ? stderr : stdout, &k, codec, &layout);
 	status = 0;
 out:
 	if (status)

@@ -94,7 +94,6 @@ static const char *reason(const struct candidate *rows, size_t n)
 static void report(FILE *out, const char *input, const struct auto_settings *s,
 		   struct candidate *rows, size_t n)
 {
-	qsort(rows, n, sizeof(rows[0]), by_estimate);
 	fprintf(out, "  %-8s %12s %12s %10s %10s %10s\n", "codec", "image bytes", "decode MB/s",
 		"read ms", "decode ms", "total ms");
 	for (size_t i = 0; i < n; i++)
@@ -123,7 +122,7 @@ int codec_auto(const char *input, const struct kernel *k, const struct auto_sett
 		return fail_with(err, "out of memory");
 	for (size_t i = 0; i < codec_count; i++)
 		total += codec_auto_candidate(&codecs[i]);
-	fprintf(stderr, "bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
+	note("bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
 		input, total, s->storage_mbps, s->cpu_scale);
 	for (size_t i = 0; i < codec_count; i++) {
 		const struct codec *c = &codecs[i];
@@ -156,7 +155,9 @@ int codec_auto(const char *input, const struct kernel *k, const struct auto_sett
 		free(rows);
 		return fail_with(err, "--codec auto: no candidate codec is built in");
 	}
-	report(stderr, input, s, rows, n);
+	qsort(rows, n, sizeof(rows[0]), by_estimate);
+	if (!quiet)
+		report(stderr, input, s, rows, n);
 	*chosen = rows[0].codec;
 	*payload = best;
 	free(rows);

@@ -82,16 +82,39 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	return 0;
 }
 
-/* vid_mode and loadflags are defaults that loaders change (they are in
- * SETUP_LOADER_FIELDS); every other field set here is in SETUP_CRC_FIELDS,
- * which the stub checks against the loader's copy. */
+/* What Linux's arch/x86/boot/header.S puts in the fields an ELF input
+ * cannot tell us, so that packing a vmlinux gives what Linux's own build
+ * of it would (root_flags ROOT_RDONLY: without "ro" or "rw" on the command
+ * line the root is mounted read-only first). */
+static const struct carried_setup linux_defaults = {
+	.set = 1,
+	.root_flags = 1,                /* ROOT_RDONLY */
+	.vid_mode = 0xffff,             /* NORMAL_VGA */
+	.start_sys_seg = 0x1000,        /* SYSSEG: obsolete, kept as Linux keeps it */
+	.setup_move_size = 0x8000,      /* for protocol 2.00-2.01 loaders */
+	.initrd_addr_max = INITRD_ADDR_MAX,
+	.cmdline_size = CMDLINE_SIZE - 1,
+};
+
+/* vid_mode, root_flags, root_dev, setup_move_size and loadflags are
+ * defaults that loaders change (they are in SETUP_LOADER_FIELDS); every
+ * other field set here is in SETUP_CRC_FIELDS, which the stub checks
+ * against the loader's copy.  The fields the kernel's own bzImage set and
+ * we do not own come from k->carried (a smaller limit of ours wins). */
 static void fill_setup_header(struct setup_header *h, const struct image_layout *l,
 			      uint64_t version_offset, const struct kernel *k)
 {
+	const struct carried_setup *c = k->carried.set ? &k->carried : &linux_defaults;
+
 	memset(h, 0, sizeof(*h));
 	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
 	h->syssize = (uint32_t)(l->prot_size / 16);
-	h->vid_mode = 0xffff;                   /* "normal" */
+	h->root_flags = c->root_flags;
+	h->ram_size = c->ram_size;
+	h->vid_mode = c->vid_mode;
+	h->root_dev = c->root_dev;
+	h->start_sys_seg = c->start_sys_seg;
+	h->setup_move_size = c->setup_move_size;
 	h->boot_flag = SETUP_BOOT_FLAG;
 	h->jump = (uint16_t)(0xeb | (SETUP_HEADER_END - 0x202) << 8); /* jmp short setup_entry */
 	h->header = SETUP_HDRS_MAGIC;
@@ -99,7 +122,7 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->kernel_version = (uint16_t)(version_offset - 0x200);
 	h->loadflags = LOADFLAG_LOADED_HIGH;
 	h->code32_start = BZPACK_LOAD_ADDR;
-	h->initrd_addr_max = INITRD_ADDR_MAX;
+	h->initrd_addr_max = c->initrd_addr_max < INITRD_ADDR_MAX ? c->initrd_addr_max : INITRD_ADDR_MAX;
 	/* The stub runs wherever a 32-bit or 64-bit loader puts it (it is
 	 * position independent), 4 KiB aligned; the kernel moves with it
 	 * when it has a relocation table, and then prefers its own
@@ -109,8 +132,9 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	h->min_alignment = (uint8_t)__builtin_ctz(BZPACK_LOAD_ALIGN);
 	/* A 64-bit stub also has the 64-bit entry (head_64.asm's startup_64),
 	 * which maps the image wherever it is, above 4 GiB too. */
-	h->xloadflags = k->bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0;
-	h->cmdline_size = CMDLINE_SIZE - 1;
+	h->xloadflags = (uint16_t)((k->bits == 64 ? XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G : 0) |
+				   (c->xloadflags & XLF_EFI_KEXEC));
+	h->cmdline_size = c->cmdline_size < CMDLINE_SIZE - 1 ? c->cmdline_size : CMDLINE_SIZE - 1;
 	h->payload_offset = (uint32_t)(l->stub_size + BZPACK_HEADER_SIZE);
 	h->payload_length = (uint32_t)l->payload_size;
 	/* Where the kernel runs: a loader that puts the image there lets the

@@ -12,6 +12,17 @@
 
 #define KERNEL_VERSION_MAX 256
 
+/* The setup_header fields a Linux bzImage sets that the packer does not
+ * own: a bzImage input's are carried into the image (bzimage.c), so a
+ * repack is faithful; set == 0 (an ELF input) means Linux's own defaults
+ * (arch/x86/boot/header.S), see image.c. */
+struct carried_setup {
+	int set;
+	uint16_t root_flags, ram_size, vid_mode, root_dev, start_sys_seg, setup_move_size;
+	uint32_t initrd_addr_max, cmdline_size;
+	uint16_t xloadflags;            /* the bits that describe the kernel itself */
+};
+
 struct kernel {
 	int bits;                  /* 32 or 64: the mode it is entered in */
 	uint64_t entry;            /* physical */
@@ -24,6 +35,7 @@ struct kernel {
 	uint64_t file_end;         /* the ELF file's extent: headers, segments, section table */
 	int segments;              /* PT_LOAD count */
 	char version[KERNEL_VERSION_MAX]; /* "6.1.0-28-amd64 (...)" if found, else "" */
+	struct carried_setup carried;   /* from a bzImage input */
 };
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */

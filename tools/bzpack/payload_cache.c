@@ -68,8 +68,8 @@ int codec_compress_cached(const char *cache_dir, const struct codec *c, int leve
 	if (codec_compress(c, level, in, out, err) < 0)
 		return -1;
 	if (mkdir(cache_dir, 0777) < 0 && errno != EEXIST)
-		fprintf(stderr, "bzpack: %s: payload cache not written: %s\n", cache_dir, strerror(errno));
+		note("bzpack: %s: payload cache not written: %s\n", cache_dir, strerror(errno));
 	else if (write_file_atomic(path, out->data, out->size, &ignored) < 0)
-		fprintf(stderr, "bzpack: %s: payload cache not written: %s\n", path, ignored.msg);
+		note("bzpack: %s: payload cache not written: %s\n", path, ignored.msg);
 	return 0;
 }

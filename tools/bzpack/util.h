@@ -13,15 +13,31 @@ struct error {
 };
 int fail_with(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Progress and notes go to stderr through note(), which -q (quiet = 1)
+ * silences; errors are not notes. */
+extern int quiet;
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 struct buffer {
 	uint8_t *data;
 	size_t size;
 };
 
+/* The whole of a regular file, or of standard input when path is "-" (or
+ * names standard input, as /dev/stdin does).  Any other kind of file is
+ * refused: a FIFO or a device could block or never end. */
 int read_file(const char *path, struct buffer *out, struct error *err);
 
-/* Write to a temporary file beside path, then rename it into place: a
- * failed run never leaves a half-written output or clobbers the old one. */
+/* Write data as binutils and the compressors do, so that a failed run
+ * leaves what was there (and no temporary file):
+ *   - a new file, or a regular file with one link: a temporary file beside
+ *     it, synced, renamed over it (keeping an old file's mode, and its
+ *     owner when we are root), then its directory synced;
+ *   - a symlink: followed, its target written so;
+ *   - a regular file with several links: written in place once the data
+ *     is complete, its room reserved first, so no link is broken;
+ *   - a device or a FIFO: written through, never replaced;
+ *   - "-": standard output (not a terminal). */
 int write_file_atomic(const char *path, const uint8_t *data, size_t size, struct error *err);
 
 /* A positive, finite number (a speed, a scale) from a command-line
