@@ -132,4 +132,5 @@ clean:
 .PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian readme-efi FORCE
 .DELETE_ON_ERROR:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# build/linux holds Linux's source and Kbuild trees (ci/linux-src.sh): not ours.
+-include $(shell find $(B) -path $(B)/linux -prune -o -name '*.d' -type f -print 2>/dev/null)
