@@ -20,6 +20,61 @@ mkdir -p "$tl_dir/fixed" "$tl_dir/seed"
 tl_out=$B/linux/out
 tl_t0=$(date +%s)
 
+# --- The method, checked against our own report line: QEMU under
+# -icount shift=0,rr=record, gdb's hardware breakpoints and `monitor info
+# replay`.  Between the rdtsc before our decoder and the one after it the
+# count must be cycles= exactly; from the rdtsc at our setup's first
+# instructions to just after the one total= reads, total= plus that
+# rdtsc.  Two stops per boot, as bzpack bench makes: a stop moves the
+# guest's virtual clock, and code that waits on it (the UART's transmit
+# time) then runs differently.
+tl_gdb_counts() {   # IMAGE ADDR1 ADDR2: the two instruction counts
+	local img=$1 port=$((20000 + RANDOM % 20000)) rr=$tl_dir/method.rr
+	rm -f "$rr"
+	qemu-system-x86_64 -nodefaults -display none -no-reboot -m 512M -serial null -kernel "$img" \
+		-append nokaslr -icount "shift=0,sleep=off,rr=record,rrfile=$rr" -gdb "tcp:127.0.0.1:$port" -S 2> "$tl_dir/method-qemu.err" &
+	local qpid=$!
+	sleep 0.5
+	timeout 120 gdb -nx -batch -ex "target remote 127.0.0.1:$port" -ex "hbreak *$2" -ex continue \
+		-ex "monitor info replay" -ex delete -ex "hbreak *$3" -ex continue -ex "monitor info replay" -ex kill \
+		2>&1 | sed -n 's/.*instruction count = \([0-9]*\).*/\1/p'
+	kill "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+	rm -f "$rr"
+}
+tl_method() {
+	local img=$tl_dir/method-lz4-64.img elf=$B/stub/lz4-64.elf dis c d b a counts log=$tl_dir/method.log
+	command -v gdb > /dev/null || { skip "linux: the counting method" "no gdb (ci/deps.sh)"; return; }
+	"$BZPACK" -c lz4 -o "$img" "$B/images/testkern64.elf" > /dev/null 2>&1 &&
+		boot "linux: the counting method" 33 "$img" "$log" -d -a nokaslr || return
+	dis=$(objdump -d --no-show-raw-insn "$elf")
+	# The decoder's rdtsc pair, and the instruction after stub_report's rdtsc.
+	c=$(grep -B40 'call.*<stub_decode>' <<<"$dis" | grep rdtsc | tail -n 1 | awk '{print $1}' | tr -d :)
+	d=$(grep -A4 'call.*<stub_decode>' <<<"$dis" | grep rdtsc | head -n 1 | awk '{print $1}' | tr -d :)
+	b=$(awk '/<stub_report>:/ { f = 1 } f && /rdtsc/ { getline; print $1; exit }' <<<"$dis" | tr -d :)
+	# Our setup: the jump at 0x200 lands on cli; cld; rdtsc.  QEMU loads
+	# the real-mode part at 0x10000.
+	a=$(python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); e = 0x202 + d[0x201] + 2
+assert d[e:e + 2] == b"\x0f\x31", "no rdtsc at the setup entry"
+print("%x" % (0x10000 + e))' "$img") || { fail "linux: the counting method" "setup rdtsc: $a"; return; }
+	if [ -z "$c" ] || [ -z "$d" ] || [ -z "$b" ]; then
+		fail "linux: the counting method" "no rdtsc addresses in $elf ($c/$d/$b)"
+		return
+	fi
+	local cycles total n1 n2
+	cycles=$(report_field "$log" cycles) total=$(report_field "$log" total)
+	counts=($(tl_gdb_counts "$img" "0x$c" "0x$d"))
+	n1=$(( ${counts[1]:-0} - ${counts[0]:-0} ))
+	counts=($(tl_gdb_counts "$img" "0x$a" "0x$b"))
+	n2=$(( ${counts[1]:-0} - ${counts[0]:-0} ))
+	if [ "$n1" -eq "$cycles" ] && [ "$n2" -eq $((total + 1)) ]; then
+		pass "linux: the counting method recovers our report line exactly: cycles=$cycles (rdtsc 0x$c to 0x$d), total=$total (+1: the rdtsc itself; 0x$a to 0x$b)"
+	else
+		fail "linux: the counting method" "counted $n1 for cycles=$cycles, $n2 for total=$total + 1"
+	fi
+}
+tl_method
+
 if ! bash ci/linux-src.sh > "$tl_dir/build.log" 2>&1; then
 	fail "linux: build the kernels from linux-source-6.1" "$(tail -n 5 "$tl_dir/build.log" | tr '\n' '|')"
 	return 0 2>/dev/null || exit 0
