@@ -102,6 +102,10 @@ readme-debian:
 # The UEFI routes x images table from the last make test (ci/test-efi.sh).
 readme-efi:
 	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md
+# Linux's own decompressor against ours, and the seed, in exact
+# instructions, from the last make test (ci/test-linux.sh).
+readme-linux:
+	@bash ci/readme-table.sh linux-table $(B)/test/linux/readme.md
 
 run: deps all
 	@bash ci/run-default.sh
@@ -129,7 +133,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian readme-efi FORCE
+.PHONY: all deps run test install uninstall clean bench bench-check bench-baseline readme readme-debian readme-efi readme-linux FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/linux-src.sh): not ours.

@@ -49,7 +49,7 @@
 /* Linux needs nokaslr for its kernel to land at the ELF's physical entry,
  * where the breakpoint waits.  No earlyprintk: a decompressor built with
  * CONFIG_X86_VERBOSE_BOOTUP would then poll the UART for each character,
- * and the count would depend on how fast this host drains it. */
+ * and the count would measure the console, not the decompressor. */
 #define LINUX_APPEND "nokaslr console=ttyS0"
 
 struct bench_options {
@@ -70,7 +70,9 @@ static void usage(FILE *out)
 		"under QEMU and print what it costs: image bytes, ratio, icount cycles to\n"
 		"decompress, cycles per byte, our decoder's speed on this host, the estimated\n"
 		"time to kernel, and wall time from the stub's entry to the kernel's.  A Linux\n"
-		"bzImage's own decompressor is timed too.\n"
+		"bzImage's own decompressor, and ours on its kernel, are counted exactly too:\n"
+		"guest instructions from the entry to the kernel's entry (the cell\n"
+		"KERNEL/CODEC/BITS/linux that --save and --check gate).\n"
 		"\n"
 		"  -c, --codecs=LIST        comma-separated codecs (default: all: %s)\n"
 		"      --storage-mbps=MBPS  storage read speed for the estimate (default %.0f,\n"
