@@ -27,6 +27,9 @@ mkdir -p "$L/deb" "$L/out"
 L=$(cd "$L" && pwd)
 t0=$(date +%s)
 log() { echo "linux-src: $*" >&2; }
+# One run at a time: the seed's edits are made in the shared tree.
+exec 9> "$L/lock"
+flock 9
 
 # What every kernel is built from: tinyconfig, then what a serial
 # console, an initramfs with a busybox /init (ELF and #! binaries, proc
