@@ -33,7 +33,7 @@ def arch(kernel):
 
 
 def versus(paths):
-    print("| kernel | codec | vmlinux bytes | Linux's decompressor | ins/B | bzpack | ins/B | Linux / bzpack | bzpack's decompression (cycles=) |")
+    print("| kernel | codec | output bytes | Linux's decompressor | ins/B | bzpack | ins/B | Linux / bzpack | bzpack's decompression (cycles=) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for p in paths:
         d, cells = linux_cells(p)
