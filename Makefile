@@ -107,6 +107,10 @@ readme-repack:
 readme-efi:
 	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md $(B)/test/loaders.md
 	@bash ci/readme-table.sh efi-firmware-table $(B)/test/efi-firmware.md
+# Linux's own decompressor against ours, and the seed, in exact
+# instructions, from the last make test (ci/test-linux.sh).
+readme-linux:
+	@bash ci/readme-table.sh linux-table $(B)/test/linux/readme.md
 
 run: deps all
 	@bash ci/run-default.sh
@@ -141,7 +145,8 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux FORCE
 .DELETE_ON_ERROR:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# build/linux holds Linux's source and Kbuild trees (ci/linux-src.sh): not ours.
+-include $(shell find $(B) -path $(B)/linux -prune -o -name '*.d' -type f -print 2>/dev/null)

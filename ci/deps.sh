@@ -14,7 +14,11 @@ ovmf sbsigntool grub-efi-amd64-bin openssl
 systemd-boot-efi ipxe syslinux syslinux-common dosfstools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
-lib32stdc++-12-dev"
+lib32stdc++-12-dev
+flex bison bc libelf-dev gdb"
+# flex, bison, bc and libelf-dev build Linux from Debian's linux-source-6.1
+# (ci/linux-src.sh, for ci/test-linux.sh); gdb checks the instruction
+# counting method there against our report line.
 # man-db, strace and python3-yaml check what make install installs
 # (ci/test-install.sh: the man page renders without warnings, the binary
 # opens no file of this tree, docs/kernel-ci.yml parses).

@@ -23,10 +23,18 @@
 
 /* A wall-clock figure: the median of runs, with the spread. */
 struct bench_wall {
-	const char *method;        /* "gdbstub" or "serial-lines"; NULL if not measured */
+	const char *method;        /* "gdbstub"; NULL if not measured */
 	double median_ms, min_ms, max_ms;
 	unsigned runs;
 	char why[ERR_MAX];         /* why not measured, when method is NULL */
+};
+
+/* Exact guest instructions from an image's entry (code32_start) to the
+ * kernel's entry (bench_boot.h: boot_count_instructions). */
+struct bench_count {
+	int counted;
+	uint64_t instructions;
+	char why[ERR_MAX];         /* why not counted, when counted is 0 */
 };
 
 /* How a cell's image was booted: QEMU's -kernel under SeaBIOS (the
@@ -48,6 +56,8 @@ struct bench_cell {
 	uint64_t cycles;           /* its cycles=, in instructions (>> icount_shift) */
 	char report[QEMU_LINE_MAX];
 	char error[ERR_MAX];       /* why not booted, when QEMU was there */
+	struct bench_count to_kernel; /* code32_start to the kernel's entry, for a
+				    * Linux bzImage's kernel (beside Linux's own) */
 	struct bench_wall wall;    /* stub entry to kernel entry */
 };
 
@@ -57,7 +67,8 @@ struct bench_linux {
 	const char *codec;         /* its payload's, e.g. "xz" */
 	int bits;
 	uint64_t image_bytes, out_bytes;
-	struct bench_wall gdbstub, serial;
+	struct bench_count count;  /* what --save and --check gate, as cell KERNEL/CODEC/BITS/linux */
+	struct bench_wall gdbstub;
 };
 
 struct bench_result {
@@ -82,6 +93,9 @@ int bench_main(int argc, char **argv);
 /* "testkern64.elf/lz4/64", and "testkern64.elf/lz4/64/ovmf" under OVMF:
  * how a cell is named in JSON, baselines and messages. */
 void bench_cell_key(const struct bench_cell *c, char *key, size_t size);
+
+/* "bzImage/lz4/64/linux": Linux's own decompressor's cell. */
+void bench_linux_key(const struct bench_linux *l, char *key, size_t size);
 
 /* bench_table.c: the table, on stdout. */
 void bench_print_table(const struct bench_result *r);

@@ -1,9 +1,10 @@
-/* bench_boot.h - the three ways `bzpack bench` times a boot under QEMU:
+/* bench_boot.h - the ways `bzpack bench` measures a boot under QEMU:
  *   icount       the stub's report line under -icount (exact cycles),
  *                under QEMU's SeaBIOS or under UEFI firmware (OVMF)
+ *   count        the instructions between two hardware breakpoints,
+ *                exact, for any image (Linux's own decompressor too)
  *   gdbstub      wall time between two hardware breakpoints (plain TCG)
- *   serial-lines wall time between two lines Linux's decompressor prints
- * Each boots once; the caller repeats and takes medians. */
+ * Each boots once; the caller repeats the wall clock and takes medians. */
 #ifndef BENCH_BOOT_H
 #define BENCH_BOOT_H
 
@@ -58,11 +59,15 @@ int boot_icount(const struct boot_env *env, const char *image, int bits, const c
 int boot_gdbstub_ms(const struct boot_env *env, const char *image, int bits, const char *append,
 		    uint64_t entry, uint64_t kernel, double *ms, struct error *err);
 
-/* Wall milliseconds between the serial lines containing first and then.
- * Returns 0 with *ms, 1 when the boot reached `absent_after` (a line that
- * comes later) or ended without them, -1 with err on a failure. */
-int boot_serial_ms(const struct boot_env *env, const char *image, int bits, const char *append,
-		   const char *first, const char *then, const char *absent_after, double *ms,
-		   struct error *err);
+/* The guest instructions from the first execution of entry to the first
+ * of kernel, exactly: QEMU under -icount shift=0,sleep=off,rr=record
+ * stops at the two hardware breakpoints and its monitor's `info replay`
+ * gives the instruction counter at each (the gdbstub's qRcmd).  The
+ * counter is the one icount advances per guest instruction, and a
+ * repeated string instruction (rep movs) counts once per iteration, as
+ * TCG translates each iteration as one execution of the instruction. The
+ * stops themselves do not move it, where they do move the guest's TSC. */
+int boot_count_instructions(const struct boot_env *env, const char *image, int bits, const char *append,
+			    uint64_t entry, uint64_t kernel, uint64_t *count, struct error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -157,4 +158,54 @@ int gdb_continue(struct gdb_conn *g, double *resumed, double deadline, struct er
 					 reply);
 		/* 'O' console output and the like: not a stop, keep waiting. */
 	}
+}
+
+/* "qRcmd,HEX": a monitor command, its output coming back as 'O' packets
+ * of hex text, then "OK" (the protocol's "General Query Packets"). */
+#define INFO_REPLAY "info replay"
+#define ICOUNT_KEY "instruction count = "
+
+static int unhex(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int gdb_icount(struct gdb_conn *g, uint64_t *count, double deadline, struct error *err)
+{
+	char cmd[64] = "qRcmd,", reply[GDB_PACKET_MAX], text[GDB_PACKET_MAX] = "";
+	size_t n = 0;
+
+	for (const char *p = INFO_REPLAY; *p; p++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), "%02x", (unsigned char)*p);
+	if (send_packet(g, cmd, err) < 0)
+		return -1;
+	for (;;) {
+		if (read_packet(g, reply, sizeof(reply), deadline, err) < 0)
+			return -1;
+		if (strcmp(reply, "OK") == 0)
+			break;
+		if (reply[0] != 'O' || reply[1] == 'K')
+			return fail_with(err, "gdbstub: 'monitor " INFO_REPLAY "' answered '%.40s'", reply);
+		for (const char *p = reply + 1; p[0] && p[1] && n + 1 < sizeof(text); p += 2) {
+			int hi = unhex(p[0]), lo = unhex(p[1]);
+			if (hi < 0 || lo < 0)
+				return fail_with(err, "gdbstub: monitor output is not hex: '%.40s'", reply);
+			text[n++] = (char)(hi << 4 | lo);
+		}
+		text[n] = '\0';
+	}
+	/* "Recording execution 'FILE': instruction count = N" (QEMU's
+	 * hmp_info_replay); without rr, "Record/replay is not active". */
+	const char *p = strstr(text, ICOUNT_KEY);
+	char *end;
+	if (!p)
+		return fail_with(err, "QEMU's 'info replay' gave no instruction count: '%.*s'",
+				 (int)strcspn(text, "\n"), text);
+	errno = 0;
+	unsigned long long v = strtoull(p + strlen(ICOUNT_KEY), &end, 10);
+	if (errno || end == p + strlen(ICOUNT_KEY))
+		return fail_with(err, "QEMU's 'info replay': bad count '%.40s'", p);
+	*count = v;
+	return 0;
 }

@@ -14,6 +14,11 @@ void bench_cell_key(const struct bench_cell *c, char *key, size_t size)
 	snprintf(key, size, "%s/%s/%d%s", c->kernel, c->codec, c->bits, ovmf ? "/" BENCH_LOADER_OVMF : "");
 }
 
+void bench_linux_key(const struct bench_linux *l, char *key, size_t size)
+{
+	snprintf(key, size, "%s/%s/%d/linux", l->kernel, l->codec, l->bits);
+}
+
 void bench_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -66,6 +71,19 @@ static void wall(FILE *f, const struct bench_wall *w)
 		w->median_ms, w->min_ms, w->max_ms, w->runs);
 }
 
+/* "to_kernel": {"instructions": N, "instructions_per_byte": X} or null + why */
+static void count(FILE *f, const struct bench_count *n, uint64_t out_bytes)
+{
+	if (!n->counted) {
+		fputs("{\"instructions\": null, \"why\": ", f);
+		bench_json_string(f, n->why);
+		fputs("}", f);
+		return;
+	}
+	fprintf(f, "{\"instructions\": %llu, \"instructions_per_byte\": %.4f}",
+		(unsigned long long)n->instructions, (double)n->instructions / (double)out_bytes);
+}
+
 static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
 {
 	char key[BENCH_KEY_MAX];
@@ -94,6 +112,8 @@ static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
 		fputs("      \"cycles\": null, \"cycles_per_byte\": null, \"ttk_icount_ms\": null, \"why\": ", f);
 		bench_json_string(f, c->error);
 	}
+	fputs(",\n      \"to_kernel\": ", f);
+	count(f, &c->to_kernel, c->out_bytes);
 	fputs(",\n      \"wall\": ", f);
 	wall(f, &c->wall);
 	fputs("}", f);
@@ -101,16 +121,21 @@ static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
 
 static void linux_run(FILE *f, const struct bench_linux *l)
 {
-	fputs("    {\"kernel\": ", f);
+	char key[BENCH_KEY_MAX];
+
+	bench_linux_key(l, key, sizeof(key));
+	fputs("    {\"key\": ", f);
+	bench_json_string(f, key);
+	fputs(", \"kernel\": ", f);
 	bench_json_string(f, l->kernel);
 	fputs(", \"codec\": ", f);
 	bench_json_string(f, l->codec);
 	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu,\n", l->bits,
 		(unsigned long long)l->image_bytes, (unsigned long long)l->out_bytes);
-	fputs("      \"gdbstub\": ", f);
+	fputs("      \"to_kernel\": ", f);
+	count(f, &l->count, l->out_bytes);
+	fputs(",\n      \"gdbstub\": ", f);
 	wall(f, &l->gdbstub);
-	fputs(",\n      \"serial_lines\": ", f);
-	wall(f, &l->serial);
 	fputs("}", f);
 }
 

@@ -50,7 +50,7 @@ int qemu_on_path(const char *name)
 int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run *q,
 	       struct error *err)
 {
-	char gdb_arg[4200], code_arg[4200], vars_arg[4200], icount_arg[64];
+	char gdb_arg[4200], code_arg[4200], vars_arg[4200], icount_arg[4200];
 	const char *argv[QEMU_ARGS_MAX];
 	int n = 0, pipefd[2];
 
@@ -81,7 +81,10 @@ int qemu_start(const char *image, const struct qemu_options *o, struct qemu_run 
 		argv[n++] = o->append;
 	}
 	if (o->icount) {
-		snprintf(icount_arg, sizeof(icount_arg), "shift=%d,sleep=off", o->icount_shift);
+		if ((size_t)snprintf(icount_arg, sizeof(icount_arg), "shift=%d,sleep=off%s%s", o->icount_shift,
+				     o->rr_file ? ",rr=record,rrfile=" : "", o->rr_file ? o->rr_file : "") >=
+		    sizeof(icount_arg))
+			return fail_with(err, "record/replay file path too long");
 		argv[n++] = "-icount";
 		argv[n++] = icount_arg;
 	}

@@ -16,6 +16,8 @@ struct qemu_options {
 	int bits;                  /* 32: qemu-system-i386, 64: qemu-system-x86_64 */
 	int icount;                /* -icount shift=N,sleep=off: rdtsc counts instructions << N */
 	int icount_shift;          /* N: 0 under SeaBIOS; see bench_boot.h for UEFI */
+	const char *rr_file;       /* with icount: record (rr=record) to this file, so that
+				    * the monitor's `info replay` counts instructions */
 	const char *pflash_code;   /* UEFI firmware code (read-only pflash), or NULL: SeaBIOS */
 	const char *pflash_vars;   /* its variable store, a fresh copy for this boot */
 	const char *append;        /* kernel command line, or NULL */
