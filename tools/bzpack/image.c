@@ -1,7 +1,7 @@
 /* image.c - lay out and assemble a bzpack image:
  *
  *   file:   [setup.bin | kernel_version string | default command line
- *            | its CRC32C | pad to a sector | .reloc sector (64-bit)] real-mode part
+ *            | its CRC32C | pad to a sector] real-mode part
  *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
  *           loaders put it; others may put it anywhere); from the run
@@ -196,7 +196,7 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	uint64_t cmdline_offset = version_offset + version_len, cmdline_len = strlen(cmdline) + 1;
 	uint64_t cmdline_crc_offset = cmdline_offset + cmdline_len;
 	uint64_t headers_size = align_up(cmdline_crc_offset + sizeof(uint32_t), SECTOR_SIZE);
-	uint64_t setup_size = headers_size + (si.efi_entry ? PE_RELOC_SECTOR : 0);
+	uint64_t setup_size = headers_size;
 	if (cmdline_crc_offset + sizeof(uint32_t) > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
 		return fail_with(err, "real-mode part too large (a shorter --cmdline?)");
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX ||
@@ -226,7 +226,6 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
 	if (si.efi_entry)
 		pe_write(image->data, &(struct pe_layout){ .headers_size = headers_size,
-							   .reloc_offset = headers_size,
 							   .text_offset = l->setup_size,
 							   .text_size = l->prot_size,
 							   .entry = si.efi_entry });
