@@ -28,6 +28,7 @@
 #include "pe.h"
 #include "relocs.h"
 #include "relocs_elf.h"
+#include "sbat.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -70,6 +71,8 @@ static void usage(FILE *out)
 		"                      this packer, codec, level and kernel are the same\n"
 		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
+		"      --sbat=FILE     SBAT lines (CSV, shim's SBAT.md) to add to the .sbat section\n"
+		"                      of a 64-bit image, after bzpack's own and the input's\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
@@ -101,6 +104,7 @@ static int describe(const char *input, struct error *err)
 		printf("%-15s %s (%zu bytes)\n", "file:", input, file.size);
 		bzimage_print_info(stdout, &info);
 		pe_print(stdout, &file);
+		sbat_print(stdout, &file);
 		if (info.ours)
 			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
@@ -196,13 +200,14 @@ int main(int argc, char **argv)
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "cmdline", required_argument, 0, 'E' },
 		{ "relocs", required_argument, 0, 'R' },
+		{ "sbat", required_argument, 0, 'S' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, unpack = 0, opt;
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
-	const char *output = NULL, *cmdline = "", *relocs = NULL;
+	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
 	char *end;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -249,6 +254,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			relocs = optarg;
+			break;
+		case 'S':
+			sbat_path = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -325,7 +333,7 @@ int main(int argc, char **argv)
 	}
 
 	struct error err;
-	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 };
+	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 }, sbat = { 0, 0 };
 	struct kernel k;
 	struct image_layout layout;
 	const char *culprit = input;
@@ -362,7 +370,14 @@ int main(int argc, char **argv)
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
-	if (image_build(&k, codec, &payload, cmdline, autos.progress, &image, &layout, &err) < 0)
+	if (sbat_path && k.bits != 64) {
+		fail_with(&err, "--sbat is for the PE of a 64-bit image, and %d-bit images have none", k.bits);
+		goto out;
+	}
+	if (sbat_build(&file, sbat_path, &sbat, &culprit, &err) < 0)
+		goto out;
+	culprit = input;
+	if (image_build(&k, codec, &payload, cmdline, &sbat, autos.progress, &image, &layout, &err) < 0)
 		goto out;
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
@@ -377,6 +392,7 @@ out:
 	free(payload.data);
 	free(image.data);
 	free(table.data);
+	free(sbat.data);
 	free(k.blob.data);
 	free(default_output);
 	return status;

@@ -13,7 +13,9 @@
  *          setup code, kernel_version,           so the EFI entry finds the
  *          default command line                  setup_header and the
  *                                                command line in memory
- *   text   .text: stub, bzpack_header,   A       (4 KiB aligned)
+ *   sbat   .sbat: SBAT CSV (sbat.c),     A       (4 KiB aligned)
+ *          NUL-padded to a sector
+ *   text   .text: stub, bzpack_header,   A+N*4K  the EFI entry is in the stub
  *          payload (padded to 512)
  *
  * What today's loaders read from it, and so what it says:
@@ -102,10 +104,11 @@ static void put_section(uint8_t *s, const char *name, uint32_t vsize, uint32_t r
 void pe_write(uint8_t *f, const struct pe_layout *l)
 {
 	/* Raw and virtual sizes are equal: the loader zero-fills nothing. */
-	uint32_t text_rva = (uint32_t)align_up(l->headers_size, SECTION_ALIGNMENT);
+	uint32_t sbat_rva = (uint32_t)align_up(l->headers_size, SECTION_ALIGNMENT);
+	uint32_t sbat_raw = (uint32_t)align_up(l->sbat_size, FILE_ALIGNMENT);
+	uint32_t text_rva = sbat_rva + (uint32_t)align_up(sbat_raw, SECTION_ALIGNMENT);
 	uint32_t text_raw = (uint32_t)align_up(l->text_size, FILE_ALIGNMENT);
 	uint32_t image_size = text_rva + (uint32_t)align_up(text_raw, SECTION_ALIGNMENT);
-	unsigned sections = 1;
 
 	f[0] = 'M';
 	f[1] = 'Z';
@@ -115,7 +118,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	put32(coff, PE_SIGNATURE);
 	coff += 4;
 	put16(coff + 0, MACHINE_AMD64);
-	put16(coff + 2, (uint16_t)sections);
+	put16(coff + 2, MAX_SECTIONS);
 	/* TimeDateStamp, symbol table: 0 (the same input makes the same file) */
 	put16(coff + 16, OPT_HEADER_SIZE);
 	put16(coff + 18, FILE_EXECUTABLE_IMAGE | FILE_LINE_NUMS_STRIPPED | FILE_DEBUG_STRIPPED);
@@ -123,7 +126,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint8_t *opt = coff + COFF_HEADER_SIZE;
 	put16(opt + 0, PE32_PLUS_MAGIC);
 	put32(opt + 4, text_raw);               /* SizeOfCode */
-	put32(opt + 8, 0);                      /* SizeOfInitializedData */
+	put32(opt + 8, sbat_raw);               /* SizeOfInitializedData */
 	put32(opt + 16, text_rva + l->entry);   /* AddressOfEntryPoint */
 	put32(opt + 20, text_rva);              /* BaseOfCode */
 	put64(opt + 24, 0);                     /* ImageBase: anywhere (the entry is position independent) */
@@ -136,8 +139,11 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	put16(opt + 70, DLL_NX_COMPAT);         /* DllCharacteristics */
 	put32(opt + 108, DATA_DIRECTORIES);     /* NumberOfRvaAndSizes; all empty, relocations too */
 
+	/* .sbat: shim reads it (sbat.c); the text is NUL-padded to its sectors. */
 	uint8_t *sec = f + SECTION_TABLE_OFFSET;
-	put_section(sec, ".text", text_raw, text_rva, text_raw, (uint32_t)l->text_offset,
+	put_section(sec, ".sbat", sbat_raw, sbat_rva, sbat_raw, (uint32_t)l->headers_size,
+		    SCN_CNT_INITIALIZED_DATA | SCN_MEM_READ | SCN_MEM_DISCARDABLE);
+	put_section(sec + SECTION_HEADER_SIZE, ".text", text_raw, text_rva, text_raw, (uint32_t)l->text_offset,
 		    SCN_CNT_CODE | SCN_MEM_EXECUTE | SCN_MEM_READ);
 }
 

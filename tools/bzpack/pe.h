@@ -10,7 +10,8 @@
 
 /* Where the parts the PE header describes lie in the file. */
 struct pe_layout {
-	uint64_t headers_size;  /* loaded as the image's headers: the real-mode part */
+	uint64_t headers_size;  /* loaded as the image's headers: the real-mode part up to .sbat */
+	uint64_t sbat_size;     /* .sbat, right after them (whole sectors, the real-mode part's last) */
 	uint64_t text_offset;   /* the protected-mode part: .text */
 	uint64_t text_size;     /* its bytes (stub, bzpack_header, payload) */
 	uint32_t entry;         /* the EFI entry, as an offset in .text */
