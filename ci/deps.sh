@@ -10,7 +10,7 @@ gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 man-db strace python3-yaml
 grub-pc-bin grub-common xorriso mtools kexec-tools
-ovmf sbsigntool grub-efi-amd64-bin openssl
+ovmf sbsigntool grub-efi-amd64-bin openssl libssl-dev
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev"
@@ -18,7 +18,8 @@ lib32stdc++-12-dev"
 # (ci/test-install.sh: the man page renders without warnings, the binary
 # opens no file of this tree, docs/kernel-ci.yml parses).
 # ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
-# firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi.
+# firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi; libssl-dev
+# gives the packer libcrypto, which signs images (tools/bzpack/sign.c).
 # The last two lines are for the -m32 host tests and fuzzers
 # (tests/tests.mk, tests/fuzz.mk): the reference libraries for i386 where
 # Debian's i386 build installs beside the amd64 one without libc6-dev:i386

@@ -29,6 +29,7 @@
 #include "relocs.h"
 #include "relocs_elf.h"
 #include "sbat.h"
+#include "sign.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -73,6 +74,11 @@ static void usage(FILE *out)
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
 		"      --sbat=FILE     SBAT lines (CSV, shim's SBAT.md) to add to the .sbat section\n"
 		"                      of a 64-bit image, after bzpack's own and the input's\n"
+		"      --sign-key=KEY  sign the image for Secure Boot (Authenticode, SHA-256) with\n"
+		"                      this PEM private key; an encrypted key's passphrase comes\n"
+		"                      from $" SIGN_PASSPHRASE_ENV "\n"
+		"      --sign-cert=CERT  the key's X.509 certificate (PEM or DER), put in the\n"
+		"                      signature\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit\n"
 		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
 		"  -h, --help          this help\n"
@@ -105,6 +111,7 @@ static int describe(const char *input, struct error *err)
 		bzimage_print_info(stdout, &info);
 		pe_print(stdout, &file);
 		sbat_print(stdout, &file);
+		sign_print(stdout, &file);
 		if (info.ours)
 			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
@@ -201,6 +208,8 @@ int main(int argc, char **argv)
 		{ "cmdline", required_argument, 0, 'E' },
 		{ "relocs", required_argument, 0, 'R' },
 		{ "sbat", required_argument, 0, 'S' },
+		{ "sign-key", required_argument, 0, 'K' },
+		{ "sign-cert", required_argument, 0, 'Z' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
@@ -208,6 +217,7 @@ int main(int argc, char **argv)
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
+	const char *sign_key = NULL, *sign_cert = NULL;
 	char *end;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -258,6 +268,12 @@ int main(int argc, char **argv)
 		case 'S':
 			sbat_path = optarg;
 			break;
+		case 'K':
+			sign_key = optarg;
+			break;
+		case 'Z':
+			sign_cert = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -299,6 +315,10 @@ int main(int argc, char **argv)
 	}
 	if (pick && level != LEVEL_DEFAULT) {
 		fprintf(stderr, "bzpack: --codec auto takes no --level: each codec uses its default\n");
+		return EXIT_USAGE;
+	}
+	if (!sign_key != !sign_cert) {
+		fprintf(stderr, "bzpack: --sign-key and --sign-cert go together\n");
 		return EXIT_USAGE;
 	}
 	const char *input = argv[optind];
@@ -370,8 +390,9 @@ int main(int argc, char **argv)
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
-	if (sbat_path && k.bits != 64) {
-		fail_with(&err, "--sbat is for the PE of a 64-bit image, and %d-bit images have none", k.bits);
+	if ((sbat_path || sign_key) && k.bits != 64) {
+		fail_with(&err, "--%s is for the PE of a 64-bit image, and %d-bit images have none",
+			  sbat_path ? "sbat" : "sign-key", k.bits);
 		goto out;
 	}
 	if (sbat_build(&file, sbat_path, &sbat, &culprit, &err) < 0)
@@ -379,6 +400,16 @@ int main(int argc, char **argv)
 	culprit = input;
 	if (image_build(&k, codec, &payload, cmdline, &sbat, autos.progress, &image, &layout, &err) < 0)
 		goto out;
+	if (sign_key) {
+		const char *about = NULL;
+		if (sign_image(&image, sign_key, sign_cert, &about, &err) < 0) {
+			culprit = about ? about : output;
+			goto out;
+		}
+	} else if (sign_count(&file)) {
+		fprintf(stderr, "bzpack: %s: its Secure Boot signature does not carry over: %s is unsigned "
+			"(sign it with --sign-key KEY --sign-cert CERT)\n", input, output);
+	}
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
 		goto out;
