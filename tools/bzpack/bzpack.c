@@ -28,6 +28,7 @@
 #include "pe.h"
 #include "relocs.h"
 #include "relocs_elf.h"
+#include "rules.h"
 #include "sbat.h"
 #include "sign.h"
 #include "util.h"
@@ -112,6 +113,7 @@ static int describe(const char *input, struct error *err)
 		pe_print(stdout, &file);
 		sbat_print(stdout, &file);
 		sign_print(stdout, &file);
+		rules_print(stdout, &file);
 		if (info.ours)
 			pe_print_cmdline(stdout, &file);
 		if (!info.ours) {
@@ -406,13 +408,13 @@ int main(int argc, char **argv)
 			culprit = about ? about : output;
 			goto out;
 		}
-	} else if (sign_count(&file)) {
-		fprintf(stderr, "bzpack: %s: its Secure Boot signature does not carry over: %s is unsigned "
-			"(sign it with --sign-key KEY --sign-cert CERT)\n", input, output);
 	}
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
 		goto out;
+	if (!sign_key && sign_count(&file))
+		fprintf(stderr, "bzpack: %s: its Secure Boot signature does not carry over: %s is unsigned "
+			"(sign it with --sign-key KEY --sign-cert CERT)\n", input, output);
 	if (verbose)
 		image_print_layout(stdout, &k, codec, &layout);
 	status = 0;
