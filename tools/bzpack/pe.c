@@ -50,14 +50,12 @@
 #define SECTION_TABLE_OFFSET   (PE_HEADER_OFFSET + 4 + COFF_HEADER_SIZE + OPT_HEADER_SIZE)
 #define PE_HEADERS_END         (SECTION_TABLE_OFFSET + MAX_SECTIONS * SECTION_HEADER_SIZE)
 
-#define MACHINE_AMD64          0x8664
 #define FILE_RELOCS_STRIPPED   0x0001
 #define FILE_EXECUTABLE_IMAGE  0x0002
 #define FILE_LINE_NUMS_STRIPPED 0x0004
 #define FILE_DEBUG_STRIPPED    0x0200
 #define PE32_PLUS_MAGIC        0x020b
 #define SUBSYSTEM_EFI_APPLICATION 10
-#define DLL_NX_COMPAT          0x0100
 #define SECTION_ALIGNMENT      0x1000
 #define FILE_ALIGNMENT         0x200
 #define IMAGE_MAJOR_VERSION    1            /* initrd through LoadFile2 */
@@ -117,7 +115,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint8_t *coff = f + PE_HEADER_OFFSET;
 	put32(coff, PE_SIGNATURE);
 	coff += 4;
-	put16(coff + 0, MACHINE_AMD64);
+	put16(coff + 0, PE_MACHINE_AMD64);
 	put16(coff + 2, MAX_SECTIONS);
 	/* TimeDateStamp, symbol table: 0 (the same input makes the same file) */
 	put16(coff + 16, OPT_HEADER_SIZE);
@@ -136,7 +134,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	put32(opt + 56, image_size);            /* SizeOfImage */
 	put32(opt + 60, (uint32_t)l->headers_size); /* SizeOfHeaders */
 	put16(opt + 68, SUBSYSTEM_EFI_APPLICATION);
-	put16(opt + 70, DLL_NX_COMPAT);         /* DllCharacteristics */
+	put16(opt + 70, PE_DLL_NX_COMPAT);         /* DllCharacteristics */
 	put32(opt + 108, DATA_DIRECTORIES);     /* NumberOfRvaAndSizes; all empty, relocations too */
 
 	/* .sbat: shim reads it (sbat.c); the text is NUL-padded to its sectors. */
@@ -299,7 +297,7 @@ const char *pe_layout_problem(const struct buffer *file, const struct pe_info *p
 static const char *machine_name(uint16_t m)
 {
 	switch (m) {
-	case MACHINE_AMD64: return "x86-64";
+	case PE_MACHINE_AMD64: return "x86-64";
 	case 0x014c: return "i386";
 	case 0xaa64: return "arm64";
 	}
@@ -325,7 +323,7 @@ void pe_print(FILE *o, const struct buffer *file)
 		pe.minor_image_version, pe.major_image_version >= 1 ?
 		"1+: the EFI entry takes its initrd through LoadFile2" : "0: a legacy EFI stub");
 	fprintf(o, ROW "DllCharacteristics 0x%04x (%s), Characteristics 0x%04x%s\n", "PE flags:",
-		pe.dll_characteristics, pe.dll_characteristics & DLL_NX_COMPAT ? "NX_COMPAT" : "not NX_COMPAT",
+		pe.dll_characteristics, pe.dll_characteristics & PE_DLL_NX_COMPAT ? "NX_COMPAT" : "not NX_COMPAT",
 		pe.characteristics, pe.characteristics & FILE_RELOCS_STRIPPED ? " (RELOCS_STRIPPED)" : "");
 	if (pe.reloc_size)
 		fprintf(o, ROW "base relocations: %u bytes at RVA 0x%x\n", "PE relocations:", pe.reloc_size,

@@ -21,6 +21,9 @@ struct pe_layout {
  * before the setup_header (0x1f1). */
 void pe_write(uint8_t *file, const struct pe_layout *l);
 
+#define PE_MACHINE_AMD64  0x8664
+#define PE_DLL_NX_COMPAT  0x0100    /* DllCharacteristics: W^X-safe */
+
 /* A PE32+ header as read from a file; offsets are file offsets. */
 struct pe_info {
 	const char *problem;            /* why pe_parse failed */

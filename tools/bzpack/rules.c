@@ -31,12 +31,9 @@
 #include "sbat.h"
 #include "sign.h"
 
-#define MACHINE_AMD64         0x8664
 #define KEXEC_PROTOCOL_MIN    0x020c
 #define KEXEC_CMDLINE_EXTRA   30       /* MAX_ELFCOREHDR_STR_LEN */
 #define PROTOCOL_CMDLINE_SIZE 0x0206
-#define SCN_CNT_CODE          0x00000020u
-#define SCN_MEM_EXECUTE       0x20000000u
 #define WHY_MAX               200
 
 #define ROW "%-15s "
@@ -89,7 +86,7 @@ static int systemd_stub(FILE *o, const struct buffer *f, const struct pe_info *p
 
 	if (!has_pe)
 		return verdict(o, loader, "no PE header", "");
-	if (pe->machine != MACHINE_AMD64)
+	if (pe->machine != PE_MACHINE_AMD64)
 		return verdict(o, loader, "not an x86-64 PE", "");
 	if (pe->major_image_version < 1)
 		return verdict(o, loader, "MajorImageVersion 0", xlf & XLF_EFI_HANDOVER_64 ?
@@ -99,7 +96,7 @@ static int systemd_stub(FILE *o, const struct buffer *f, const struct pe_info *p
 	if (systemd_sections(f, pe, why))
 		return verdict(o, loader, why, "");
 	snprintf(detail, sizeof(detail), "MajorImageVersion %u, no base relocations, sections it can copy%s",
-		 pe->major_image_version, pe->dll_characteristics & 0x100 ?
+		 pe->major_image_version, pe->dll_characteristics & PE_DLL_NX_COMPAT ?
 		 ", NX_COMPAT: code sections read-only+executable" : "");
 	return verdict(o, loader, NULL, detail);
 }
@@ -111,7 +108,7 @@ static int grub(FILE *o, const struct pe_info *pe, int has_pe)
 
 	if (!has_pe)
 		return verdict(o, loader, "no PE header", "it uses its legacy x86 loader");
-	if (pe->machine != MACHINE_AMD64)
+	if (pe->machine != PE_MACHINE_AMD64)
 		return verdict(o, loader, "not an x86-64 PE", "");
 	if (pe->major_image_version < 1)
 		return verdict(o, loader, "MajorImageVersion 0", "it uses its legacy x86 loader");
