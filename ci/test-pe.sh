@@ -12,11 +12,14 @@
 #     sbverify --cert accepts it and refuses another certificate, the same
 #     inputs give the same bytes, an encrypted key takes
 #     BZPACK_SIGN_PASSPHRASE, --info verifies sbsign's signature and
-#     Debian's, and finds a changed byte;
+#     Debian's, and finds a changed byte; enforcing Secure Boot (OVMF
+#     secboot with the snakeoil db) starts the signed image and refuses it
+#     with a payload byte changed (two short boots);
 #   - repacking a signed kernel without --sign-* says so in one line;
 #   - --info's loader rules: met for a 64-bit image, not met (and why) for
 #     a 32-bit one (kexec_file_load) and for Debian's (no .sbat).
-# About 30 s, most of it repacking Debian's kernel once.
+# About a minute: two Secure Boot boots to the firmware's verdict, and
+# repacking Debian's kernel once.
 
 PE_KEY=/usr/share/ovmf/PkKek-1-snakeoil.key
 PE_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
@@ -104,6 +107,56 @@ else
 fi
 
 # ---- signing ---------------------------------------------------------------
+# pe_sb_verdict IMAGE LOG: boot IMAGE as \EFI\BOOT\BOOTX64.EFI under Debian's
+# enforcing Secure Boot OVMF (secboot code, snakeoil variables: db holds
+# the snakeoil certificate) until the firmware refuses it or our stub
+# speaks; prints "refused", "started" or "neither".
+pe_sb_verdict() {
+	local image=$1 log=$2 qemu_pid i
+	bash ci/mkesp.sh "$log.esp" "$image" || { echo "no ESP"; return; }
+	cp "$PE_SB_VARS" "$log.vars"
+	: > "$log"
+	qemu-system-x86_64 -nodefaults -display none -no-reboot -m 256M -serial "file:$log" \
+		-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on \
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$PE_SB_CODE" \
+		-drive "if=pflash,format=raw,unit=1,file=$log.vars" -drive "format=raw,file=$log.esp" \
+		< /dev/null 2> "$log.stderr" &
+	qemu_pid=$!
+	for ((i = 0; i < 240; i++)); do
+		grep -aq -e "Access Denied" -e "^bzpack: " "$log" && break
+		kill -0 "$qemu_pid" 2> /dev/null || break
+		sleep 0.5
+	done
+	kill "$qemu_pid" 2> /dev/null
+	wait "$qemu_pid" 2> /dev/null
+	if grep -aq "^bzpack: " "$log"; then
+		echo started
+	elif grep -aq "failed to load Boot0001.*Access Denied" "$log"; then
+		echo refused
+	else
+		echo neither
+	fi
+}
+
+# pe_secure_boot SIGNED-IMAGE: the firmware takes bzpack's signature (our
+# stub starts: whatever it says next is the EFI stub's business) and
+# refuses the image with one payload byte changed.
+PE_SB_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+PE_SB_VARS=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+pe_secure_boot() {
+	if [ ! -r "$PE_SB_CODE" ] || [ ! -r "$PE_SB_VARS" ]; then
+		skip "pe: enforcing Secure Boot takes bzpack's signature" "no $PE_SB_CODE or $PE_SB_VARS (Debian's ovmf)"
+		return
+	fi
+	local v
+	v=$(pe_sb_verdict "$1" "$T/pe-sb-signed.log")
+	check "pe: enforcing Secure Boot (OVMF secboot, snakeoil db) starts the bzpack-signed image ($v)" test "$v" = started
+	cp "$1" "$T/pe-sb-altered.img"
+	printf '\x5a' | dd of="$T/pe-sb-altered.img" bs=1 seek=$(($(stat -c %s "$pe_img64") - 4096)) conv=notrunc status=none
+	v=$(pe_sb_verdict "$T/pe-sb-altered.img" "$T/pe-sb-altered.log")
+	check "pe: enforcing Secure Boot refuses it with one payload byte changed ($v)" test "$v" = refused
+}
+
 if [ ! -r "$PE_KEY" ] || [ ! -r "$PE_CERT" ]; then
 	skip "pe: signing" "no $PE_KEY (Debian's ovmf)"
 elif ! command -v sbverify > /dev/null || ! command -v sbsign > /dev/null; then
@@ -188,6 +241,7 @@ else
 		else
 			fail "$name" "$(cat "$T/pe-kept.err")"
 		fi
+		pe_secure_boot "$pe_signed"
 		name="pe: --sign-key on a 32-bit image is refused"
 		if $BZPACK --sign-key "$pe_plain" --sign-cert "$PE_CERT" -o "$T/pe-refused.img" $B/images/testkern32.elf 2> "$T/pe-refused.err"; then
 			fail "$name" "exit status 0"
