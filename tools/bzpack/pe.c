@@ -26,7 +26,9 @@
  *     addresses itself RIP-relative), so ImageBase 0 with an empty
  *     relocation directory loads anywhere; IMAGE_FILE_RELOCS_STRIPPED
  *     stays clear, since it would tie the image to ImageBase;
- *   - NX_COMPAT: .text is read+execute only, nothing else executes;
+ *   - NX_COMPAT: the sections ask for W^X (.text read+execute, .sbat
+ *     read-only), so a loader that honours it maps .text read-only and
+ *     the EFI entry must never write into its loaded image;
  *   - every section page aligned in memory and sector aligned in the file,
  *     its raw size within its virtual size, SizeOfImage the end of the
  *     last section, as the strictest loaders (systemd-stub, shim) check.
