@@ -32,6 +32,10 @@
  *   - every section page aligned in memory and sector aligned in the file,
  *     its raw size within its virtual size, SizeOfImage the end of the
  *     last section, as the strictest loaders (systemd-stub, shim) check.
+ * A loader that copies the sections only, as systemd-stub (v256+) does
+ * for a UKI's kernel, leaves the headers out of memory: there the EFI
+ * entry cannot find the setup_header or the default command line in its
+ * loaded image.
  */
 #include "pe.h"
 
