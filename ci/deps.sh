@@ -10,7 +10,7 @@ gzip bzip2 xz-utils lzop zstd cpio
 libdeflate-dev gnuplot-nox
 man-db strace python3-yaml
 grub-pc-bin grub-common xorriso mtools kexec-tools
-ovmf sbsigntool grub-efi-amd64-bin openssl
+ovmf sbsigntool grub-efi-amd64-bin openssl libssl-dev
 systemd-boot-efi ipxe syslinux syslinux-common dosfstools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
@@ -23,7 +23,8 @@ flex bison bc libelf-dev gdb"
 # (ci/test-install.sh: the man page renders without warnings, the binary
 # opens no file of this tree, docs/kernel-ci.yml parses).
 # ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
-# firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi.
+# firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi; libssl-dev
+# gives the packer libcrypto, which signs images (tools/bzpack/sign.c).
 # systemd-boot-efi, ipxe, syslinux and syslinux-common are the loaders
 # ci/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
 # for BIOS and UEFI, syslinux and its BIOS modules); mtools makes their

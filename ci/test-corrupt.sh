@@ -174,7 +174,7 @@ cor_uncovered() {
 		fi
 	done
 	echo "  kernel_version string: shown by loaders and --info only (the stub never sees the real-mode part)"
-	echo "  after the version string: the EFI entry's default command line and its CRC32C (only the EFI entry reads them, and checks the CRC), padding to a sector, in 64-bit images the .reloc sector (UEFI firmware only)"
+	echo "  after the version string: the EFI entry's default command line and its CRC32C (only the EFI entry reads them, and checks the CRC), padding to a sector, in 64-bit images the .sbat sectors (shim reads them, the stub never)"
 	echo "  padding after the payload (to 16 bytes, to 512 in 64-bit images): never read"
 	if [ -n "$missing" ]; then
 		fail "corrupt: every uncovered setup_header field has a reason" "no cor_why for:$missing"

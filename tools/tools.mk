@@ -27,8 +27,9 @@ $(B)/host/stubs_blob.o: $(B)/gen/stubs.S $(STUB_BINS)
 	$(CC) -c -Wa,-I$(B) -o $@ $(B)/gen/stubs.S
 
 # The codecs' compressors (liblz4, ...), and the libraries that read the
-# payloads of existing bzImages (tools/bzpack/bzimage.c, linux_codecs.c).
-BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2
+# payloads of existing bzImages (tools/bzpack/bzimage.c, linux_codecs.c);
+# libcrypto signs and checks Authenticode signatures (sign.c).
+BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2 -lcrypto
 
 $(B)/bzpack: $(BZPACK_OBJS)
 	$(CC) -o $@ $^ $(BZPACK_LIBS)

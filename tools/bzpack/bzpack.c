@@ -31,6 +31,9 @@
 #include "pe.h"
 #include "relocs.h"
 #include "relocs_elf.h"
+#include "rules.h"
+#include "sbat.h"
+#include "sign.h"
 #include "util.h"
 
 #define BZPACK_VERSION "0.1"
@@ -91,6 +94,13 @@ static void usage(FILE *out)
 		"                      this packer, codec, level and kernel are the same\n"
 		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
+		"      --sbat=FILE     SBAT lines (CSV, shim's SBAT.md) to add to the .sbat section\n"
+		"                      of a 64-bit image, after bzpack's own and the input's\n"
+		"      --sign-key=KEY  sign the image for Secure Boot (Authenticode, SHA-256) with\n"
+		"                      this PEM private key; an encrypted key's passphrase comes\n"
+		"                      from $" SIGN_PASSPHRASE_ENV "\n"
+		"      --sign-cert=CERT  the key's X.509 certificate (PEM or DER), put in the\n"
+		"                      signature\n"
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit; a\n"
 		"                      damaged image: every field read, each failed check, exit 1\n"
 		"      --json          with --info: the same as one JSON object\n"
@@ -136,6 +146,9 @@ static int describe(const char *input, int json, struct error *err)
 		FILE *text = info_capture(o);
 		if (text) {
 			pe_print(text, &file);
+			sbat_print(text, &file);
+			sign_print(text, &file);
+			rules_print(text, &file);
 			if (info.ours && info.ours_readable)
 				pe_print_cmdline(text, &file);
 			if (r == 0 && !info.ours) {
@@ -250,13 +263,17 @@ int main(int argc, char **argv)
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "cmdline", required_argument, 0, 'E' },
 		{ "relocs", required_argument, 0, 'R' },
+		{ "sbat", required_argument, 0, 'S' },
+		{ "sign-key", required_argument, 0, 'K' },
+		{ "sign-cert", required_argument, 0, 'Z' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, json = 0, unpack = 0, opt;
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
-	const char *output = NULL, *cmdline = "", *relocs = NULL;
+	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
+	const char *sign_key = NULL, *sign_cert = NULL;
 	char *end;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -296,6 +313,15 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			relocs = optarg;
+			break;
+		case 'S':
+			sbat_path = optarg;
+			break;
+		case 'K':
+			sign_key = optarg;
+			break;
+		case 'Z':
+			sign_cert = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -359,6 +385,8 @@ int main(int argc, char **argv)
 		return usage_error("INPUT and --relocs cannot both be standard input");
 	if (unpack && !output)
 		return usage_error("--extract needs -o OUT");
+	if (!sign_key != !sign_cert)
+		return usage_error("--sign-key and --sign-cert go together");
 	const char *input = argv[optind];
 	if (info) {
 		struct error err;
@@ -389,7 +417,7 @@ int main(int argc, char **argv)
 	}
 
 	struct error err;
-	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 };
+	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 }, sbat = { 0, 0 };
 	struct kernel k;
 	struct image_layout layout;
 	const char *culprit = input;
@@ -426,11 +454,29 @@ int main(int argc, char **argv)
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
 		goto out;
 
-	if (image_build(&k, codec, &payload, cmdline, autos.progress, &image, &layout, &err) < 0)
+	if ((sbat_path || sign_key) && k.bits != 64) {
+		fail_with(&err, "--%s is for the PE of a 64-bit image, and %d-bit images have none",
+			  sbat_path ? "sbat" : "sign-key", k.bits);
 		goto out;
+	}
+	if (sbat_build(&file, sbat_path, &sbat, &culprit, &err) < 0)
+		goto out;
+	culprit = input;
+	if (image_build(&k, codec, &payload, cmdline, &sbat, autos.progress, &image, &layout, &err) < 0)
+		goto out;
+	if (sign_key) {
+		const char *about = NULL;
+		if (sign_image(&image, sign_key, sign_cert, &about, &err) < 0) {
+			culprit = about ? about : output;
+			goto out;
+		}
+	}
 	culprit = output;
 	if (write_file_atomic(output, image.data, image.size, &err) < 0)
 		goto out;
+	if (!sign_key && sign_count(&file))
+		note("bzpack: %s: its Secure Boot signature does not carry over: %s is unsigned "
+		     "(sign it with --sign-key KEY --sign-cert CERT)\n", input, output);
 	if (verbose) /* not into the image on standard output */
 		image_print_layout(strcmp(output, "-") == 0 ? stderr : stdout, &k, codec, &layout);
 	status = 0;
@@ -441,6 +487,7 @@ out:
 	free(payload.data);
 	free(image.data);
 	free(table.data);
+	free(sbat.data);
 	free(k.blob.data);
 	free(default_output);
 	return status;

@@ -1,7 +1,7 @@
 /* image.c - lay out and assemble a bzpack image:
  *
  *   file:   [setup.bin | kernel_version string | default command line
- *            | its CRC32C | pad to a sector | .reloc sector (64-bit)] real-mode part
+ *            | its CRC32C | pad to a sector | .sbat sectors (64-bit)] real-mode part
  *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
  *           loaders put it; others may put it anywhere); from the run
@@ -25,6 +25,7 @@
 #include "crc32c.h"
 #include "inplace.h"
 #include "pe.h"
+#include "sbat.h"
 #include "stubs.h"
 
 #define BZPACK_VERSION_STRING "bzpack 0.1"
@@ -211,9 +212,9 @@ static int read_stub_info(const struct buffer *stub, struct stub_info *si, struc
 	return 0;
 }
 
-int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		const char *cmdline, int progress, struct buffer *image, struct image_layout *l,
-		struct error *err)
+static int assemble(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
+		    const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		    struct image_layout *l, struct error *err)
 {
 	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits);
 	char version[KERNEL_VERSION_MAX + 64];
@@ -235,9 +236,10 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	uint64_t cmdline_offset = version_offset + version_len, cmdline_len = strlen(cmdline) + 1;
 	uint64_t cmdline_crc_offset = cmdline_offset + cmdline_len;
 	uint64_t headers_size = align_up(cmdline_crc_offset + sizeof(uint32_t), SECTOR_SIZE);
-	uint64_t setup_size = headers_size + (si.efi_entry ? PE_RELOC_SECTOR : 0);
+	uint64_t sbat_size = si.efi_entry ? align_up(sbat->size, SECTOR_SIZE) : 0;
+	uint64_t setup_size = headers_size + sbat_size;
 	if (cmdline_crc_offset + sizeof(uint32_t) > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
-		return fail_with(err, "real-mode part too large (a shorter --cmdline?)");
+		return fail_with(err, "real-mode part too large (a shorter --cmdline or --sbat?)");
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX ||
 	    k->align > UINT32_MAX)
 		return fail_with(err, "kernel too large");
@@ -263,12 +265,14 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	struct setup_header sh;
 	fill_setup_header(&sh, l, version_offset, k);
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
-	if (si.efi_entry)
+	if (si.efi_entry) {
+		memcpy(rm + headers_size, sbat->data, sbat->size);
 		pe_write(image->data, &(struct pe_layout){ .headers_size = headers_size,
-							   .reloc_offset = headers_size,
+							   .sbat_size = sbat_size,
 							   .text_offset = l->setup_size,
 							   .text_size = l->prot_size,
 							   .entry = si.efi_entry });
+	}
 
 	memcpy(pm, stub.data, stub.size);
 	write_self_crcs(rm, setup.size, pm, stub.size, &crc);
@@ -277,6 +281,22 @@ int image_build(const struct kernel *k, const struct codec *codec, const struct 
 	memcpy(pm + stub.size, &bh, sizeof(bh));
 	memcpy(pm + stub.size + sizeof(bh), payload->data, payload->size);
 	return 0;
+}
+
+int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
+		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		struct image_layout *l, struct error *err)
+{
+	struct buffer own_sbat;
+	const char *culprit;
+
+	if (sbat)
+		return assemble(k, codec, payload, cmdline, sbat, progress, image, l, err);
+	if (sbat_build(&(struct buffer){ 0, 0 }, NULL, &own_sbat, &culprit, err) < 0)
+		return -1;
+	int r = assemble(k, codec, payload, cmdline, &own_sbat, progress, image, l, err);
+	free(own_sbat.data);
+	return r;
 }
 
 void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,

@@ -27,10 +27,12 @@ struct image_layout {
 };
 
 /* cmdline: the default command line of the EFI entry ("" for none);
+ * sbat: the .sbat text of a 64-bit image (sbat_build), NULL for bzpack's own
+ *   lines only;
  * progress: say on stderr what takes a while (the in-place simulation). */
 int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
-		const char *cmdline, int progress, struct buffer *image, struct image_layout *layout,
-		struct error *err);
+		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		struct image_layout *layout, struct error *err);
 
 void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,
 			const struct image_layout *l);

@@ -9,19 +9,33 @@
  *
  *   file offset                          image (RVA)
  *   0      DOS header, PE header,        0       headers: SizeOfHeaders
- *          sections; setup_header,               covers the real-mode part up
- *          setup code, kernel_version,           to .reloc, so the EFI entry
- *          default command line                  finds the setup_header and
- *                                                the command line in memory
- *   reloc  .reloc: one empty block       A       (4 KiB aligned)
- *   text   .text: stub, bzpack_header,   A+4K    the EFI entry is in the stub
+ *          sections; setup_header,               covers the real-mode part,
+ *          setup code, kernel_version,           so the EFI entry finds the
+ *          default command line                  setup_header and the
+ *                                                command line in memory
+ *   sbat   .sbat: SBAT CSV (sbat.c),     A       (4 KiB aligned)
+ *          NUL-padded to a sector
+ *   text   .text: stub, bzpack_header,   A+N*4K  the EFI entry is in the stub
  *          payload (padded to 512)
  *
- * The stub's EFI entry is position independent and copies the stub to
- * the address it was linked at, so the image needs no relocations; the
- * .reloc section is there because older loaders refuse an image without
- * one (Linux carried one for the same reason).  SizeOfImage is just the
- * file's sections: the entry allocates the kernel's memory itself.
+ * What today's loaders read from it, and so what it says:
+ *   - MajorImageVersion 1: the EFI entry takes its initrd from the
+ *     LINUX_EFI_INITRD_MEDIA_GUID LoadFile2 protocol (stub/efi.c), which
+ *     GRUB 2.12 and systemd-stub read as "use the PE entry";
+ *   - no base relocations: the EFI entry is position independent (it only
+ *     addresses itself RIP-relative), so ImageBase 0 with an empty
+ *     relocation directory loads anywhere; IMAGE_FILE_RELOCS_STRIPPED
+ *     stays clear, since it would tie the image to ImageBase;
+ *   - NX_COMPAT: the sections ask for W^X (.text read+execute, .sbat
+ *     read-only), so a loader that honours it maps .text read-only and
+ *     the EFI entry must never write into its loaded image;
+ *   - every section page aligned in memory and sector aligned in the file,
+ *     its raw size within its virtual size, SizeOfImage the end of the
+ *     last section, as the strictest loaders (systemd-stub, shim) check.
+ * A loader that copies the sections only, as systemd-stub (v256+) does
+ * for a UKI's kernel, leaves the headers out of memory: there the EFI
+ * entry cannot find the setup_header or the default command line in its
+ * loaded image.
  */
 #include "pe.h"
 
@@ -38,11 +52,11 @@
 #define DATA_DIRECTORIES       16
 #define OPT_HEADER_SIZE        (OPT_HEADER_FIXED_SIZE + 8 * DATA_DIRECTORIES)
 #define SECTION_HEADER_SIZE    40
-#define SECTIONS               2
+#define MAX_SECTIONS           2
 #define SECTION_TABLE_OFFSET   (PE_HEADER_OFFSET + 4 + COFF_HEADER_SIZE + OPT_HEADER_SIZE)
-#define PE_HEADERS_END         (SECTION_TABLE_OFFSET + SECTIONS * SECTION_HEADER_SIZE)
+#define PE_HEADERS_END         (SECTION_TABLE_OFFSET + MAX_SECTIONS * SECTION_HEADER_SIZE)
 
-#define MACHINE_AMD64          0x8664
+#define FILE_RELOCS_STRIPPED   0x0001
 #define FILE_EXECUTABLE_IMAGE  0x0002
 #define FILE_LINE_NUMS_STRIPPED 0x0004
 #define FILE_DEBUG_STRIPPED    0x0200
@@ -50,15 +64,15 @@
 #define SUBSYSTEM_EFI_APPLICATION 10
 #define SECTION_ALIGNMENT      0x1000
 #define FILE_ALIGNMENT         0x200
+#define IMAGE_MAJOR_VERSION    1            /* initrd through LoadFile2 */
+#define DIR_SECURITY           4
 #define DIR_BASE_RELOC         5
 #define SCN_CNT_CODE           0x00000020u
 #define SCN_CNT_INITIALIZED_DATA 0x00000040u
 #define SCN_MEM_DISCARDABLE    0x02000000u
 #define SCN_MEM_EXECUTE        0x20000000u
 #define SCN_MEM_READ           0x40000000u
-/* One base relocation block: page RVA 0, block size 12, two
- * IMAGE_REL_BASED_ABSOLUTE (padding) entries: nothing to relocate. */
-#define RELOC_BLOCK_SIZE       12
+#define SCN_MEM_WRITE          0x80000000u
 
 _Static_assert(PE_HEADERS_END <= SETUP_HEADER_OFFSET, "the PE header must end before the setup_header");
 
@@ -93,10 +107,12 @@ static void put_section(uint8_t *s, const char *name, uint32_t vsize, uint32_t r
 
 void pe_write(uint8_t *f, const struct pe_layout *l)
 {
-	uint32_t reloc_rva = (uint32_t)align_up(l->headers_size, SECTION_ALIGNMENT);
-	uint32_t text_rva = reloc_rva + SECTION_ALIGNMENT;
+	/* Raw and virtual sizes are equal: the loader zero-fills nothing. */
+	uint32_t sbat_rva = (uint32_t)align_up(l->headers_size, SECTION_ALIGNMENT);
+	uint32_t sbat_raw = (uint32_t)align_up(l->sbat_size, FILE_ALIGNMENT);
+	uint32_t text_rva = sbat_rva + (uint32_t)align_up(sbat_raw, SECTION_ALIGNMENT);
 	uint32_t text_raw = (uint32_t)align_up(l->text_size, FILE_ALIGNMENT);
-	uint32_t image_size = text_rva + (uint32_t)align_up(l->text_size, SECTION_ALIGNMENT);
+	uint32_t image_size = text_rva + (uint32_t)align_up(text_raw, SECTION_ALIGNMENT);
 
 	f[0] = 'M';
 	f[1] = 'Z';
@@ -105,8 +121,8 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint8_t *coff = f + PE_HEADER_OFFSET;
 	put32(coff, PE_SIGNATURE);
 	coff += 4;
-	put16(coff + 0, MACHINE_AMD64);
-	put16(coff + 2, SECTIONS);
+	put16(coff + 0, PE_MACHINE_AMD64);
+	put16(coff + 2, MAX_SECTIONS);
 	/* TimeDateStamp, symbol table: 0 (the same input makes the same file) */
 	put16(coff + 16, OPT_HEADER_SIZE);
 	put16(coff + 18, FILE_EXECUTABLE_IMAGE | FILE_LINE_NUMS_STRIPPED | FILE_DEBUG_STRIPPED);
@@ -114,27 +130,172 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint8_t *opt = coff + COFF_HEADER_SIZE;
 	put16(opt + 0, PE32_PLUS_MAGIC);
 	put32(opt + 4, text_raw);               /* SizeOfCode */
-	put32(opt + 8, FILE_ALIGNMENT);         /* SizeOfInitializedData: .reloc */
+	put32(opt + 8, sbat_raw);               /* SizeOfInitializedData */
 	put32(opt + 16, text_rva + l->entry);   /* AddressOfEntryPoint */
 	put32(opt + 20, text_rva);              /* BaseOfCode */
 	put64(opt + 24, 0);                     /* ImageBase: anywhere (the entry is position independent) */
 	put32(opt + 32, SECTION_ALIGNMENT);
 	put32(opt + 36, FILE_ALIGNMENT);
+	put16(opt + 44, IMAGE_MAJOR_VERSION);   /* MajorImageVersion */
 	put32(opt + 56, image_size);            /* SizeOfImage */
 	put32(opt + 60, (uint32_t)l->headers_size); /* SizeOfHeaders */
 	put16(opt + 68, SUBSYSTEM_EFI_APPLICATION);
-	put32(opt + 108, DATA_DIRECTORIES);     /* NumberOfRvaAndSizes */
-	uint8_t *dirs = opt + OPT_HEADER_FIXED_SIZE;
-	put32(dirs + 8 * DIR_BASE_RELOC, reloc_rva);
-	put32(dirs + 8 * DIR_BASE_RELOC + 4, RELOC_BLOCK_SIZE);
+	put16(opt + 70, PE_DLL_NX_COMPAT);         /* DllCharacteristics */
+	put32(opt + 108, DATA_DIRECTORIES);     /* NumberOfRvaAndSizes; all empty, relocations too */
 
+	/* .sbat: shim reads it (sbat.c); the text is NUL-padded to its sectors. */
 	uint8_t *sec = f + SECTION_TABLE_OFFSET;
-	put_section(sec, ".reloc", RELOC_BLOCK_SIZE, reloc_rva, PE_RELOC_SECTOR, (uint32_t)l->reloc_offset,
-		    SCN_CNT_INITIALIZED_DATA | SCN_MEM_DISCARDABLE | SCN_MEM_READ);
-	put_section(sec + SECTION_HEADER_SIZE, ".text", (uint32_t)l->text_size, text_rva, text_raw,
-		    (uint32_t)l->text_offset, SCN_CNT_CODE | SCN_MEM_EXECUTE | SCN_MEM_READ);
+	put_section(sec, ".sbat", sbat_raw, sbat_rva, sbat_raw, (uint32_t)l->headers_size,
+		    SCN_CNT_INITIALIZED_DATA | SCN_MEM_READ | SCN_MEM_DISCARDABLE);
+	put_section(sec + SECTION_HEADER_SIZE, ".text", text_raw, text_rva, text_raw, (uint32_t)l->text_offset,
+		    SCN_CNT_CODE | SCN_MEM_EXECUTE | SCN_MEM_READ);
+}
 
-	put32(f + l->reloc_offset + 4, RELOC_BLOCK_SIZE); /* page RVA 0, entries 0 */
+/* ---- reading one ------------------------------------------------------- */
+
+int pe_parse(const struct buffer *file, struct pe_info *pe)
+{
+	const uint8_t *f = file->data;
+	size_t size = file->size;
+
+	memset(pe, 0, sizeof(*pe));
+	if (size < DOS_E_LFANEW + 4 || f[0] != 'M' || f[1] != 'Z') {
+		pe->problem = "none (not an EFI application)";
+		return -1;
+	}
+	pe->offset = le32(f + DOS_E_LFANEW);
+	if (pe->offset > size || size - pe->offset < 4 + COFF_HEADER_SIZE || le32(f + pe->offset) != PE_SIGNATURE) {
+		pe->problem = "\"MZ\" but no PE header at e_lfanew";
+		return -1;
+	}
+	const uint8_t *coff = f + pe->offset + 4;
+	pe->machine = le16(coff);
+	pe->sections = le16(coff + 2);
+	pe->characteristics = le16(coff + 18);
+	uint16_t opt_size = le16(coff + 16);
+	pe->opt_offset = pe->offset + 4 + COFF_HEADER_SIZE;
+	pe->section_table = pe->opt_offset + opt_size;
+	if (opt_size < OPT_HEADER_FIXED_SIZE || pe->section_table > size ||
+	    (size - pe->section_table) / SECTION_HEADER_SIZE < pe->sections) {
+		pe->problem = "truncated PE header";
+		return -1;
+	}
+	const uint8_t *opt = f + pe->opt_offset;
+	pe->magic = le16(opt);
+	if (pe->magic != PE32_PLUS_MAGIC) {
+		pe->problem = "not PE32+ (a 32-bit PE)";
+		return -1;
+	}
+	pe->entry = le32(opt + 16);
+	pe->image_base = le64(opt + 24);
+	pe->section_alignment = le32(opt + 32);
+	pe->file_alignment = le32(opt + 36);
+	pe->major_image_version = le16(opt + 44);
+	pe->minor_image_version = le16(opt + 46);
+	pe->size_of_image = le32(opt + 56);
+	pe->size_of_headers = le32(opt + 60);
+	pe->checksum_offset = pe->opt_offset + 64;
+	pe->subsystem = le16(opt + 68);
+	pe->dll_characteristics = le16(opt + 70);
+	pe->directories = le32(opt + 108);
+	uint32_t room = (opt_size - OPT_HEADER_FIXED_SIZE) / 8;
+	if (pe->directories > room)
+		pe->directories = room;
+	const uint8_t *dirs = opt + OPT_HEADER_FIXED_SIZE;
+	pe->cert_dir_offset = pe->opt_offset + OPT_HEADER_FIXED_SIZE + 8 * DIR_SECURITY;
+	if (pe->directories > DIR_SECURITY) {
+		pe->cert_offset = le32(dirs + 8 * DIR_SECURITY);
+		pe->cert_size = le32(dirs + 8 * DIR_SECURITY + 4);
+	}
+	if (pe->directories > DIR_BASE_RELOC) {
+		pe->reloc_rva = le32(dirs + 8 * DIR_BASE_RELOC);
+		pe->reloc_size = le32(dirs + 8 * DIR_BASE_RELOC + 4);
+	}
+	return 0;
+}
+
+struct pe_section pe_section(const struct buffer *file, const struct pe_info *pe, unsigned i)
+{
+	const uint8_t *s = file->data + pe->section_table + (uint64_t)i * SECTION_HEADER_SIZE;
+	struct pe_section r;
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.name, s, 8);
+	for (int c = 0; c < 8; c++)
+		if (r.name[c] && (r.name[c] < 0x20 || r.name[c] > 0x7e))
+			r.name[c] = '?';
+	r.virtual_size = le32(s + 8);
+	r.rva = le32(s + 12);
+	r.raw_size = le32(s + 16);
+	r.raw_offset = le32(s + 20);
+	r.coff_relocs = le32(s + 24) != 0 || le16(s + 32) != 0;
+	r.flags = le32(s + 36);
+	return r;
+}
+
+int pe_find_section(const struct buffer *file, const struct pe_info *pe, const char *name,
+		    struct pe_section *out)
+{
+	for (unsigned i = 0; i < pe->sections; i++) {
+		struct pe_section s = pe_section(file, pe, i);
+		if (strcmp(s.name, name) == 0) {
+			*out = s;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Where the layout breaks what a strict loader checks (EDK2's PE loader,
+ * shim's read_header, systemd-stub's section copy): NULL if nowhere.
+ * why has room for the reason. */
+const char *pe_layout_problem(const struct buffer *file, const struct pe_info *pe, char *why, size_t why_size)
+{
+	uint32_t fa = pe->file_alignment, sa = pe->section_alignment;
+
+	if (fa < 512 || fa > 65536 || (fa & (fa - 1)))
+		snprintf(why, why_size, "FileAlignment 0x%x is not a power of two from 512 to 64 KiB", fa);
+	else if (sa < fa || (sa & (sa - 1)))
+		snprintf(why, why_size, "SectionAlignment 0x%x is not a power of two >= FileAlignment", sa);
+	else if (pe->size_of_headers % fa || pe->size_of_headers > file->size)
+		snprintf(why, why_size, "SizeOfHeaders 0x%x is not whole FileAlignment units within the file",
+			 pe->size_of_headers);
+	else if (pe->size_of_image % sa)
+		snprintf(why, why_size, "SizeOfImage 0x%x is not a multiple of SectionAlignment", pe->size_of_image);
+	else if (pe->sections == 0)
+		snprintf(why, why_size, "no sections");
+	else
+		why[0] = 0;
+	if (why[0])
+		return why;
+	uint64_t next_rva = align_up(pe->size_of_headers, sa), file_end = pe->size_of_headers;
+	for (unsigned i = 0; i < pe->sections; i++) {
+		struct pe_section s = pe_section(file, pe, i);
+		if (s.rva != next_rva)
+			snprintf(why, why_size, "section %s at RVA 0x%x, not 0x%llx (sections follow each "
+				 "other, SectionAlignment apart)", s.name, s.rva, (unsigned long long)next_rva);
+		else if (s.raw_size > s.virtual_size)
+			snprintf(why, why_size, "section %s: raw size 0x%x above its virtual size 0x%x", s.name,
+				 s.raw_size, s.virtual_size);
+		else if (s.raw_offset % fa || s.raw_size % fa)
+			snprintf(why, why_size, "section %s: file offset 0x%x or raw size 0x%x not in "
+				 "FileAlignment units", s.name, s.raw_offset, s.raw_size);
+		else if (s.raw_size && (s.raw_offset < file_end || s.raw_offset > file->size ||
+					file->size - s.raw_offset < s.raw_size))
+			snprintf(why, why_size, "section %s: file data 0x%x+0x%x overlaps the headers or an "
+				 "earlier section, or runs past the file", s.name, s.raw_offset, s.raw_size);
+		else if (s.coff_relocs)
+			snprintf(why, why_size, "section %s has COFF relocations", s.name);
+		if (why[0])
+			return why;
+		if (s.raw_size)
+			file_end = (uint64_t)s.raw_offset + s.raw_size;
+		next_rva = align_up((uint64_t)s.rva + s.virtual_size, sa);
+	}
+	if (next_rva != pe->size_of_image)
+		snprintf(why, why_size, "SizeOfImage 0x%x, but the sections end at 0x%llx", pe->size_of_image,
+			 (unsigned long long)next_rva);
+	return why[0] ? why : NULL;
 }
 
 /* ---- --info ------------------------------------------------------------ */
@@ -142,7 +303,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 static const char *machine_name(uint16_t m)
 {
 	switch (m) {
-	case MACHINE_AMD64: return "x86-64";
+	case PE_MACHINE_AMD64: return "x86-64";
 	case 0x014c: return "i386";
 	case 0xaa64: return "arm64";
 	}
@@ -153,43 +314,38 @@ static const char *machine_name(uint16_t m)
 
 void pe_print(FILE *o, const struct buffer *file)
 {
-	const uint8_t *f = file->data;
-	size_t size = file->size;
+	struct pe_info pe;
+	char why[200];
 
-	if (size < DOS_E_LFANEW + 4 || f[0] != 'M' || f[1] != 'Z') {
-		fprintf(o, ROW "none (not an EFI application)\n", "PE header:");
+	if (pe_parse(file, &pe) < 0) {
+		fprintf(o, ROW "%s\n", "PE header:", pe.problem);
 		return;
 	}
-	uint64_t pe = le32(f + DOS_E_LFANEW);
-	if (pe > size || size - pe < 4 + COFF_HEADER_SIZE || le32(f + pe) != PE_SIGNATURE) {
-		fprintf(o, ROW "\"MZ\" but no PE header at e_lfanew 0x%llx\n", "PE header:",
-			(unsigned long long)pe);
-		return;
-	}
-	const uint8_t *coff = f + pe + 4;
-	uint16_t sections = le16(coff + 2), opt_size = le16(coff + 16);
-	uint64_t opt_off = pe + 4 + COFF_HEADER_SIZE, sec_off = opt_off + opt_size;
-	if (opt_size < OPT_HEADER_FIXED_SIZE || sec_off > size ||
-	    (size - sec_off) / SECTION_HEADER_SIZE < sections) {
-		fprintf(o, ROW "truncated PE header\n", "PE header:");
-		return;
-	}
-	const uint8_t *opt = f + opt_off;
-	fprintf(o, ROW "at 0x%llx, machine %s (0x%04x), %s, subsystem %u\n", "PE header:",
-		(unsigned long long)pe, machine_name(le16(coff)), le16(coff),
-		le16(opt) == PE32_PLUS_MAGIC ? "PE32+" : "not PE32+", le16(opt + 68));
-	fprintf(o, ROW "entry RVA 0x%x, SizeOfImage 0x%x, SizeOfHeaders 0x%x\n", "PE image:",
-		le32(opt + 16), le32(opt + 56), le32(opt + 60));
-	for (unsigned i = 0; i < sections; i++) {
-		const uint8_t *s = f + sec_off + (uint64_t)i * SECTION_HEADER_SIZE;
-		char name[9] = { 0 };
-		memcpy(name, s, 8);
-		for (int c = 0; c < 8; c++)
-			if (name[c] && (name[c] < 0x20 || name[c] > 0x7e))
-				name[c] = '?';
-		fprintf(o, ROW "%-8s RVA 0x%x size 0x%x, file 0x%x size 0x%x, flags 0x%08x\n",
-			i ? "" : "PE sections:", name, le32(s + 12), le32(s + 8), le32(s + 20), le32(s + 16),
-			le32(s + 36));
+	fprintf(o, ROW "at 0x%llx, machine %s (0x%04x), PE32+, subsystem %u\n", "PE header:",
+		(unsigned long long)pe.offset, machine_name(pe.machine), pe.machine, pe.subsystem);
+	fprintf(o, ROW "entry RVA 0x%x, ImageBase 0x%llx, SizeOfImage 0x%x, SizeOfHeaders 0x%x\n", "PE image:",
+		pe.entry, (unsigned long long)pe.image_base, pe.size_of_image, pe.size_of_headers);
+	fprintf(o, ROW "MajorImageVersion %u.%u (%s)\n", "PE version:", pe.major_image_version,
+		pe.minor_image_version, pe.major_image_version >= 1 ?
+		"1+: the EFI entry takes its initrd through LoadFile2" : "0: a legacy EFI stub");
+	fprintf(o, ROW "DllCharacteristics 0x%04x (%s), Characteristics 0x%04x%s\n", "PE flags:",
+		pe.dll_characteristics, pe.dll_characteristics & PE_DLL_NX_COMPAT ? "NX_COMPAT" : "not NX_COMPAT",
+		pe.characteristics, pe.characteristics & FILE_RELOCS_STRIPPED ? " (RELOCS_STRIPPED)" : "");
+	if (pe.reloc_size)
+		fprintf(o, ROW "base relocations: %u bytes at RVA 0x%x\n", "PE relocations:", pe.reloc_size,
+			pe.reloc_rva);
+	else
+		fprintf(o, ROW "none (empty base relocation directory)\n", "PE relocations:");
+	const char *bad = pe_layout_problem(file, &pe, why, sizeof(why));
+	fprintf(o, ROW "SectionAlignment 0x%x, FileAlignment 0x%x: %s%s\n", "PE layout:", pe.section_alignment,
+		pe.file_alignment, bad ? "BAD: " : "ok (aligned, raw within virtual sizes, SizeOfImage exact)",
+		bad ? bad : "");
+	for (unsigned i = 0; i < pe.sections; i++) {
+		struct pe_section s = pe_section(file, &pe, i);
+		fprintf(o, ROW "%-8s RVA 0x%x size 0x%x, file 0x%x size 0x%x, flags 0x%08x%s%s%s\n",
+			i ? "" : "PE sections:", s.name, s.rva, s.virtual_size, s.raw_offset, s.raw_size,
+			s.flags, s.flags & SCN_MEM_READ ? " R" : " -", s.flags & SCN_MEM_WRITE ? "W" : "-",
+			s.flags & SCN_MEM_EXECUTE ? "X" : "-");
 	}
 }
 

@@ -10,20 +10,50 @@
 
 /* Where the parts the PE header describes lie in the file. */
 struct pe_layout {
-	uint64_t headers_size;  /* loaded as the image's headers: sector 0 up to the .reloc sector */
-	uint64_t reloc_offset;  /* the .reloc sector, the real-mode part's last */
+	uint64_t headers_size;  /* loaded as the image's headers: the real-mode part up to .sbat */
+	uint64_t sbat_size;     /* .sbat, right after them (whole sectors, the real-mode part's last) */
 	uint64_t text_offset;   /* the protected-mode part: .text */
 	uint64_t text_size;     /* its bytes (stub, bzpack_header, payload) */
 	uint32_t entry;         /* the EFI entry, as an offset in .text */
 };
 
 /* The file has room for the DOS header, PE header and section table
- * before the setup_header (0x1f1), and the .reloc sector is zero. */
-#define PE_RELOC_SECTOR 512
+ * before the setup_header (0x1f1). */
 void pe_write(uint8_t *file, const struct pe_layout *l);
 
-/* What a file's PE header says, for bzpack --info; nothing for a file
- * without one.  Every field read is bounds-checked against the file. */
+#define PE_MACHINE_AMD64  0x8664
+#define PE_DLL_NX_COMPAT  0x0100    /* DllCharacteristics: W^X-safe */
+
+/* A PE32+ header as read from a file; offsets are file offsets. */
+struct pe_info {
+	const char *problem;            /* why pe_parse failed */
+	uint64_t offset;                /* "PE\0\0" */
+	uint64_t opt_offset, section_table, checksum_offset, cert_dir_offset;
+	uint16_t machine, sections, characteristics, magic, subsystem, dll_characteristics;
+	uint16_t major_image_version, minor_image_version;
+	uint32_t entry, section_alignment, file_alignment, size_of_image, size_of_headers, directories;
+	uint64_t image_base;
+	uint32_t cert_offset, cert_size;  /* the certificate table (a file offset) */
+	uint32_t reloc_rva, reloc_size;
+};
+
+struct pe_section {
+	char name[9];
+	uint32_t virtual_size, rva, raw_size, raw_offset, flags;
+	int coff_relocs;
+};
+
+/* 0 and pe filled, or -1 with pe->problem; every field read is
+ * bounds-checked against the file, the section table included. */
+int pe_parse(const struct buffer *file, struct pe_info *pe);
+struct pe_section pe_section(const struct buffer *file, const struct pe_info *pe, unsigned i);
+int pe_find_section(const struct buffer *file, const struct pe_info *pe, const char *name,
+		    struct pe_section *out);
+/* NULL if the alignments, section placement and SizeOfImage are as a
+ * strict loader checks them, else the first problem (written into why). */
+const char *pe_layout_problem(const struct buffer *file, const struct pe_info *pe, char *why, size_t why_size);
+
+/* What a file's PE header says, for bzpack --info. */
 void pe_print(FILE *out, const struct buffer *file);
 
 /* The default command line the EFI entry uses when its loader gives none:
