@@ -24,7 +24,7 @@
         default rel
         section .text
         global  efi_pe_entry, efi_handover_entry, efi_enter_kernel
-        extern  efi_main, startup_32
+        extern  efi_main, startup_32, _stub_end
 
 efi_pe_entry:
         SELFCHECK_64 r10, r11, r9d, efi     ; the whole stub first (rax, r9-r11: free)
