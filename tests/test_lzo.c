@@ -3,7 +3,7 @@
  *
  *   - liblzo2's own streams (lzo1x_1, lzo1x_999) of many inputs: lzo_decode
  *     reproduces them, agrees with lzo1x_decompress_safe and with the
- *     reference decoder (tests/lzo_ref.h); one byte of dst less is
+ *     reference decoder (tools/reference/lzo_ref.h); one byte of dst less is
  *     OUTPUT_OVERRUN, one more SHORT_OUTPUT; lzo_rle_decode refuses them;
  *   - our compressor, version 0 (also decoded by liblzo2) and version 1
  *     (LZO-RLE, decoded by lzo_rle_decode; lzo_decode refuses it), on the
