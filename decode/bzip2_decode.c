@@ -72,6 +72,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "decode.h"
 #include "mem.h"
 
@@ -232,7 +233,7 @@ static inline void consume(struct bits *b, unsigned n)
 }
 
 /* For the block headers: one out-of-line copy instead of one per field. */
-__attribute__((noinline))
+NOINLINE
 static void refill_cold(struct bits *b)
 {
 	refill(b);
@@ -447,7 +448,7 @@ static inline unsigned mtf_take(uint8_t *m, unsigned i)
  * zero runs and MTF into the low bytes of tt and the byte counts.  Returns
  * the block length (< 2^24) in *nblock.  Not inlined: on its own it gets
  * the registers it needs (3-5% fewer instructions). */
-__attribute__((noinline))
+NOINLINE
 static enum decode_status read_symbols(struct bzip2_workspace *ws, struct bits *bp,
 				       unsigned n_used, unsigned n_sel, uint32_t max_block,
 				       uint32_t *nblock_out)
@@ -547,7 +548,7 @@ out:
  * counts up to it: a literal goes to cend[j].  Wherever a literal may
  * come, j < 0.  A count byte gives back the rest of the chunk, checks its
  * own run and starts a new chunk. */
-__attribute__((noinline))
+NOINLINE
 static enum decode_status walk(const uint32_t *tt, uint32_t pos, uint32_t n,
 			       uint8_t **opp, uint8_t *oend)
 {

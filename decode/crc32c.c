@@ -3,6 +3,7 @@
 #include <cpuid.h>
 
 #include "crc32c.h"
+#include "mem.h"
 
 static int cpu_has_crc32(void)
 {
@@ -26,11 +27,6 @@ void crc32c_init(struct crc32c_table *tab, int force_tables)
 	for (uint32_t n = 0; n < 256; n++)
 		for (int k = 1; k < 8; k++)
 			tab->t[k][n] = (tab->t[k - 1][n] >> 8) ^ tab->t[0][tab->t[k - 1][n] & 0xff];
-}
-
-static inline uint32_t load_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* General-purpose registers only: the crc32 instruction needs no SSE state. */

@@ -69,6 +69,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+#include "copy.h"
 #include "crc32.h"
 #include "decode.h"
 #include "mem.h"
@@ -223,64 +225,17 @@ struct gzip_workspace {
 _Static_assert(sizeof(struct gzip_workspace) <= DECODE_WORKSPACE_gzip,
 	       "decode/codecs.def must declare the whole workspace");
 
-/* ---- Little-endian loads ----------------------------------------------- */
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define LE32(x) __builtin_bswap32(x)
-#define LE64(x) __builtin_bswap64(x)
-#else
-#define LE32(x) (x)
-#define LE64(x) (x)
-#endif
-
-static inline uint32_t load_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return LE32(v);
-}
-
-static inline unsigned load_le16(const uint8_t *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
+/* Little-endian loads: decode/mem.h. */
 
 /* ---- CRC-32 -------------------------------------------------------------
- * The tables, crc32_fold8() and crc32_update() are decode/crc32.h's. */
+ * The tables, crc32_fold8(), crc32_update() and the combiner
+ * (crc32_mulmod(), crc32_zeros_shift()) are decode/crc32.h's. */
 
 /* Long runs go CRC_LANES lanes of CRC_LANE_BYTES at a time, each lane its
- * own dependency chain, joined by the linearity of the CRC register:
- * crc(s, A B) = crc(s, A) * x^(8 |B|) mod P  xor  crc(0, B), the product
- * in the bit-reflected representation (bit 31 is x^0).  zlib's "braided"
- * CRC and crc32_combine rest on the same algebra. */
+ * own dependency chain, joined by the combiner. */
 #define CRC_LANES         3
 #define CRC_LANE_BYTES    2048
 #define CRC_STRIDE        (CRC_LANES * CRC_LANE_BYTES)
-#define CRC_X0            0x80000000u     /* the polynomial 1 */
-
-/* a * b mod P, bit-reflected. */
-static uint32_t crc32_mulmod(uint32_t a, uint32_t b)
-{
-	uint32_t p = 0;
-
-	for (int i = 0; i < 32; i++) {
-		p ^= b & (0u - ((a >> (31 - i)) & 1));          /* a's x^i term */
-		b = (b >> 1) ^ (CRC32_POLY & (0u - (b & 1)));   /* b *= x */
-	}
-	return p;
-}
-
-/* x^(8 * CRC_LANE_BYTES) mod P: the register of x^0 run over that many
- * zero bytes. */
-static uint32_t crc32_lane_shift(const uint32_t t[8][256])
-{
-	uint32_t v = CRC_X0;
-
-	for (int i = 0; i < CRC_LANE_BYTES; i++)
-		v = (v >> 8) ^ t[0][v & 0xff];
-	return v;
-}
 
 /* Whether the CRC_STRIDE bytes at p are all zero; gives up at the first
  * nonzero 32 bytes. */
@@ -330,7 +285,7 @@ static uint32_t crc32_strides(const uint32_t t[8][256], uint32_t shift, uint32_t
 enum table_kind { KIND_PRECODE, KIND_LITLEN, KIND_DIST };
 
 /* An entry without its code length: flags, value, extra bit count. */
-static inline __attribute__((always_inline)) uint32_t symbol_template(enum table_kind kind, unsigned sym)
+static ALWAYS_INLINE uint32_t symbol_template(enum table_kind kind, unsigned sym)
 {
 	switch (kind) {
 	case KIND_PRECODE:
@@ -499,10 +454,7 @@ typedef size_t bitbuf_t;
 
 static inline bitbuf_t load_word_le(const uint8_t *p)
 {
-	bitbuf_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return sizeof(v) == 8 ? (bitbuf_t)LE64((uint64_t)v) : (bitbuf_t)LE32((uint32_t)v);
+	return sizeof(bitbuf_t) == 8 ? (bitbuf_t)load_le64(p) : (bitbuf_t)load_le32(p);
 }
 
 /* The low n bits of v, n < BITBUF_BITS. */
@@ -563,17 +515,7 @@ _Static_assert(REFILL_MIN >= MAX_CODE_LEN && REFILL_MIN >= MAX_DIST_EXTRA,
 
 /* ---- Match copies -------------------------------------------------------- */
 
-static inline void copy8(uint8_t *d, const uint8_t *s)
-{
-	uint64_t v;
-
-	memcpy(&v, s, 8);
-	memcpy(d, &v, 8);
-}
-
-/* For distances 1..7: the multiple of dist that is >= 8 and < 8 + dist,
- * so that 8-byte copies from that far back continue the period. */
-static const uint8_t period8[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
+/* copy8() and copy_spread8(): decode/copy.h. */
 
 /* Wild match copy: writes [out, out + len) and up to WILD_SLACK bytes
  * after it (16 bytes for the shortest match, 3); reads only bytes before
@@ -609,15 +551,7 @@ static inline void copy_match_fast(uint8_t *out, size_t dist, size_t len)
 	} else {
 		/* The first 8 bytes one by one (each may be the previous
 		 * ones), then words from a multiple of dist back. */
-		out[0] = src[0];
-		out[1] = src[1];
-		out[2] = src[2];
-		out[3] = src[3];
-		out[4] = src[4];
-		out[5] = src[5];
-		out[6] = src[6];
-		out[7] = src[7];
-		src = out + 8 - period8[dist];
+		src = copy_spread8(out, dist);
 		out += 8;
 		while (out < end) {
 			copy8(out, src);
@@ -1185,7 +1119,7 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 		dst = &none;    /* never written: every write is checked against out_end */
 
 	crc32_init(ws->crc);
-	ws->crc_shift = crc32_lane_shift(ws->crc);
+	ws->crc_shift = crc32_zeros_shift(ws->crc, CRC_LANE_BYTES);
 	ws->crc_zero_shift = crc32_mulmod(crc32_mulmod(ws->crc_shift, ws->crc_shift), ws->crc_shift);
 	st = parse_header(src, src_len, ws->crc, &pos);
 	if (st != DECODE_OK)

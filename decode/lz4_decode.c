@@ -60,6 +60,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+#include "copy.h"
 #include "decode.h"
 #include "mem.h"
 
@@ -145,8 +147,8 @@ _Static_assert(LONG_LIT_OUT_SLACK >= WILD_STEP - 1 && LONG_LIT_OUT_SLACK >= MATC
 _Static_assert(LONG_MATCH_SLACK >= WILD_STEP - 1, "long match slack must cover its over-write");
 _Static_assert(LAST_LITERALS < MFLIMIT, "format constants");
 
-/* For the branch of the common sequence, see fast_loop(). */
-#define LIKELY(x) __builtin_expect(!!(x), 1)
+/* LIKELY (the branch of the common sequence, see fast_loop()):
+ * decode/compiler.h. */
 
 /* Lengths are clamped here while their extension bytes are summed.  No
  * buffer can be larger than PTRDIFF_MAX (<= SIZE_MAX / 2) bytes, so a
@@ -282,28 +284,13 @@ static inline uint64_t pattern8(const uint8_t *m, size_t off)
 	return (uint64_t)w << 32 | w;   /* both halves equal: endian-neutral */
 }
 
-/* For offsets 3, 5, 6 and 7: writes the first 8 bytes of the match at op
- * one byte at a time (each may depend on the previous ones), then returns
- * a source for the bytes from op + 8 on whose distance is a multiple of
- * off and at least 8 (9, 10, 12, 14), so that 8-byte copies from it never
- * overlap their destination and continue the same periodic pattern.
- * Writes exactly op[0..7]; the returned pointer is >= op - off. */
-static inline const uint8_t *spread_small_offset(uint8_t *op, size_t off)
-{
-	const uint8_t *m = op - off;
-
-	for (int i = 0; i < 8; i++)
-		op[i] = m[i];
-	return op + 8 - (off == 3 ? 9 : 2 * off);
-}
-
 /* Copies a match with an offset of 1..PIECE - 1 to [op, end), end > op.
  * Writes at most WILD_STEP - 1 bytes past end, and at most WILD_STEP from
  * op when end - op <= WILD_STEP (a short match).
  *   - 8..15: 8-byte pieces, none of which overlaps its own source.
  *   - 1, 2, 4: the pattern repeats every 8 bytes, so it is stored from
  *     registers, WILD_STEP bytes a step (runs of zeros in kernels).
- *   - 3, 5, 6, 7: see spread_small_offset(). */
+ *   - 3, 5, 6, 7: copy_spread8() (decode/copy.h). */
 static void copy_match_near(uint8_t *op, size_t off, const uint8_t *end)
 {
 	const uint8_t *m = op - off;
@@ -325,58 +312,16 @@ static void copy_match_near(uint8_t *op, size_t off, const uint8_t *end)
 			op += WILD_STEP;
 		} while (op < end);
 	} else {
-		m = spread_small_offset(op, off);
+		m = copy_spread8(op, off);
 		for (op += 8; op < end; op += 8, m += 8)
 			memcpy(op, m, 8);
 	}
 }
 
-/* Copies a match of len >= MINMATCH bytes with offset off, writing
- * exactly [op, op + len): every 8-byte piece is taken only while at least
- * 8 bytes remain, the rest goes byte by byte.  Used by the safe loop and
- * for long matches that end too close to oend for a wild copy. */
-static void copy_match_exact(uint8_t *op, size_t off, size_t len)
-{
-	uint8_t *const end = op + len;
-	const uint8_t *m = op - off;
+/* Matches that must end exactly at their last byte (the safe loop, and
+ * long matches that end too close to oend for a wild copy): copy_exact()
+ * of decode/copy.h. */
 
-	if (off >= 8) {
-		while ((size_t)(end - op) >= 8) {
-			memcpy(op, m, 8);
-			op += 8;
-			m += 8;
-		}
-	} else if ((off & (off - 1)) == 0) {
-		const uint64_t pat = pattern8(m, off);
-
-		while ((size_t)(end - op) >= 8) {
-			memcpy(op, &pat, 8);
-			op += 8;
-		}
-		m = op - off;
-	} else if (len >= 8) {   /* spread_small_offset writes 8 bytes */
-		m = spread_small_offset(op, off);
-		op += 8;
-		while ((size_t)(end - op) >= 8) {
-			memcpy(op, m, 8);
-			op += 8;
-			m += 8;
-		}
-	}
-	while (op < end)
-		*op++ = *m++;
-}
-
-/* The 8 bytes at p as a little-endian number. */
-static inline uint64_t read_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-		v = __builtin_bswap64(v);
-	return v;
-}
 
 /* For a sequence whose token (the low 8 bits of token) is at ip and whose
  * literal run is short (nibble < 15): the byte at ip + 3 + lit, which is
@@ -400,7 +345,7 @@ static inline uint64_t read_le64(const uint8_t *p)
 
 static inline size_t next_token(const uint8_t *ip, size_t token)
 {
-	const uint64_t lo = read_le64(ip + 3), hi = read_le64(ip + 3 + 8);
+	const uint64_t lo = load_le64(ip + 3), hi = load_le64(ip + 3 + 8);
 
 	/* lit 0..7 is byte lit of lo, 8..14 byte lit - 8 of hi: token
 	 * bit 7 is lit's bit 3, token bits 4..6 times 8 the shift. */
@@ -425,7 +370,7 @@ struct cursor {
  * and only offset 0 needs rejecting.  The caller runs this loop twice,
  * checked for the first 64 KiB of output, then window_full for the rest,
  * and always_inline makes each its own loop without the range check. */
-static inline __attribute__((always_inline)) enum decode_status
+static ALWAYS_INLINE enum decode_status
 fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *ostart,
 	  uint8_t *olimit, int window_full)
 {
@@ -548,7 +493,7 @@ fast_loop(struct cursor *c, const uint8_t *iend, uint8_t *oend, const uint8_t *o
 		/* Guards the wild over-write (oend - op >= MATCH_WILD here:
 		 * no wrap). */
 		if (ml > (size_t)(oend - op) - LONG_MATCH_SLACK)
-			copy_match_exact(op, off, ml);
+			copy_exact(op, off, ml);
 		else if (off >= PIECE)
 			copy_wild(op, m, op + ml);
 		else
@@ -661,7 +606,7 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 		/* Guards the match write: match longer than the output left. */
 		if (ml > (size_t)(oend - op))
 			return DECODE_OUTPUT_OVERRUN;
-		copy_match_exact(op, off, ml);
+		copy_exact(op, off, ml);
 		op += ml;
 	}
 }

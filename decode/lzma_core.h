@@ -58,16 +58,11 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "compiler.h"
 #include "mem.h"
 
-#define LZ_ALWAYS_INLINE inline __attribute__((always_inline))
-#define LZ_LIKELY(x)     __builtin_expect(!!(x), 1)
-#define LZ_UNLIKELY(x)   __builtin_expect(!!(x), 0)
-/* The loops that do the work.  Also keeps them optimised for speed:
- * GCC would otherwise treat what only cold code calls as cold. */
-#define LZ_HOT           __attribute__((noinline, hot))
-/* Runs once per stream, block or chunk: optimised for size. */
-#define LZ_COLD          __attribute__((cold))
+/* HOT: the loops that do the work; COLD: what runs once per stream, block
+ * or chunk (decode/compiler.h). */
 
 /* ---- Range coder ("The range decoder") ---------------------------------- */
 
@@ -252,7 +247,7 @@ static int rc_init(struct rc *rc, const uint8_t *ip)
 /* Normalisation after each bit: at most one shift is ever needed (a bit
  * leaves range >= (2^24 >> 11) * 31 > 2^16, a direct bit >= 2^23), and it
  * reads one byte.  Guard: the caller's IN_MARGIN covers one byte per bit. */
-static LZ_ALWAYS_INLINE void rc_normalize(struct rc *rc)
+static ALWAYS_INLINE void rc_normalize(struct rc *rc)
 {
 	if (rc->range < RC_TOP) {
 		rc->range <<= 8;
@@ -262,7 +257,7 @@ static LZ_ALWAYS_INLINE void rc_normalize(struct rc *rc)
 
 /* One adaptive bit ("DecodeBit"): a branch on the bit, which the callers
  * below turn into control flow. */
-static LZ_ALWAYS_INLINE unsigned rc_bit(struct rc *rc, uint16_t *prob)
+static ALWAYS_INLINE unsigned rc_bit(struct rc *rc, uint16_t *prob)
 {
 	uint32_t p = *prob;
 	uint32_t bound = (rc->range >> PROB_BITS) * p;
@@ -302,7 +297,7 @@ static LZ_ALWAYS_INLINE unsigned rc_bit(struct rc *rc, uint16_t *prob)
  * negative p - 2017 rounds down by exactly the right amount),
  * p + ((2048 - p) >> 5) for a 0 bit: rc_bit's update without a branch.
  * Returns the bit, 0 or 1; *pnext is p0 or p1. */
-static LZ_ALWAYS_INLINE unsigned rc_bit_sel(struct rc *rc, uint16_t *prob, uint32_t p,
+static ALWAYS_INLINE unsigned rc_bit_sel(struct rc *rc, uint16_t *prob, uint32_t p,
 					    uint32_t p0, uint32_t p1, uint32_t *pnext)
 {
 	const uint32_t bound = (rc->range >> PROB_BITS) * p;
@@ -324,7 +319,7 @@ static LZ_ALWAYS_INLINE unsigned rc_bit_sel(struct rc *rc, uint16_t *prob, uint3
 }
 
 /* rc_bit_sel for a bit whose successor is not in a tree. */
-static LZ_ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
+static ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
 {
 	uint32_t unused;
 
@@ -335,7 +330,7 @@ static LZ_ALWAYS_INLINE unsigned rc_bit_nb(struct rc *rc, uint16_t *prob)
  * the tree at probs (indexed from 1, 2^nbits entries); returns them plus
  * 2^nbits (the caller subtracts).  The last level's "children" are past
  * the tree: masked, they wrap to nodes inside it, loaded and not used. */
-static LZ_ALWAYS_INLINE unsigned rc_tree(struct rc *rc, uint16_t *probs, unsigned nbits)
+static ALWAYS_INLINE unsigned rc_tree(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
 	const unsigned mask = (1u << nbits) - 1;
 	unsigned m = 1;
@@ -350,7 +345,7 @@ static LZ_ALWAYS_INLINE unsigned rc_tree(struct rc *rc, uint16_t *probs, unsigne
 
 /* "BitTreeReverseDecode": nbits (>= 1) bits, least significant first,
  * through the same kind of tree as rc_tree. */
-static LZ_ALWAYS_INLINE uint32_t rc_tree_rev(struct rc *rc, uint16_t *probs, unsigned nbits)
+static ALWAYS_INLINE uint32_t rc_tree_rev(struct rc *rc, uint16_t *probs, unsigned nbits)
 {
 	const unsigned mask = (1u << nbits) - 1;
 	unsigned m = 1;
@@ -369,7 +364,7 @@ static LZ_ALWAYS_INLINE uint32_t rc_tree_rev(struct rc *rc, uint16_t *probs, uns
 /* "DecodeDirectBits": n (1..26) bits of probability 0.5.  code < range,
  * so after range >>= 1 the subtraction leaves code's top bit set exactly
  * when the bit is 0, and then adding range back undoes it. */
-static LZ_ALWAYS_INLINE uint32_t rc_direct(struct rc *rc, unsigned n)
+static ALWAYS_INLINE uint32_t rc_direct(struct rc *rc, unsigned n)
 {
 	uint32_t res = 0;
 
@@ -387,7 +382,7 @@ static LZ_ALWAYS_INLINE uint32_t rc_direct(struct rc *rc, unsigned n)
 /* ---- Symbols ------------------------------------------------------------ */
 
 /* A plain literal: 8 bits of the coder's first 256-entry tree. */
-static LZ_ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
+static ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
 {
 	return rc_tree(rc, probs, 8) & 0xFF;
 }
@@ -397,7 +392,7 @@ static LZ_ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
  * each bit uses the tree at 0x100 + matchBit * 0x100; from the first
  * disagreement on, the plain tree.  offs is 0x100 while they agree and 0
  * after, so one index expression serves both phases. */
-static LZ_ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
+static ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
 {
 	unsigned sym = 1, offs = 0x100;
 
@@ -416,7 +411,7 @@ static LZ_ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, uns
 
 /* The length of a match, minus MATCH_LEN_MIN: 0..271, from one of three
  * trees: low and mid (3 bits, the common lengths 2..17), high (8 bits). */
-static LZ_ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l, unsigned ps)
+static ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l, unsigned ps)
 {
 	uint16_t *probs = l->low[ps];
 	unsigned base = 0, nbits = LEN_LOW_BITS;
@@ -439,7 +434,7 @@ static LZ_ALWAYS_INLINE unsigned rc_len(struct rc *rc, struct lzma_len_probs *l,
  * prefetched from: the caller checks the distance).  One reverse-tree
  * loop serves both the slots with their own trees (4..13) and the align
  * bits of the others. */
-static LZ_ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len,
+static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsigned len,
 					const uint8_t *op)
 {
 	unsigned ls = len < DIST_STATES - 1 ? len : DIST_STATES - 1;
@@ -497,7 +492,7 @@ enum run_end {
  * With marker_after set, a full output does not end the run: one more
  * symbol is decoded, which must be the end marker (RUN_MARKER); anything
  * else would write past olimit (DECODE_OUTPUT_OVERRUN). */
-LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
+HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilimit,
 				uint8_t **pop, uint8_t *olimit, uint8_t *oend, int marker_after)
 {
 	struct rc rc = *rcp;
@@ -520,7 +515,7 @@ LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *i
 
 		/* Guards the output: a literal writes at op (a match is
 		 * checked against olimit below). */
-		if (LZ_UNLIKELY(op >= olimit)) {
+		if (UNLIKELY(op >= olimit)) {
 			if (!marker_after)
 				break;
 			/* Only the end marker, a match, may follow. */
@@ -592,7 +587,7 @@ LZ_HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *i
 			rep0 = rc_dist(&rc, pr, (unsigned)len, op);
 			/* Guards the dictionary size; the end marker is the
 			 * one distance at or above every limit. */
-			if (LZ_UNLIKELY(rep0 >= s->dist_limit)) {
+			if (UNLIKELY(rep0 >= s->dist_limit)) {
 				if (rep0 == END_MARKER_DIST) {
 					end = RUN_MARKER;
 					break;
@@ -617,7 +612,7 @@ copy:
 
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
-			if (dist >= COPY_CHUNK && LZ_LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
+			if (dist >= COPY_CHUNK && LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
 				do {
 					memcpy(op, m, COPY_CHUNK);
 					op += COPY_CHUNK;

@@ -39,16 +39,6 @@
 _Static_assert(sizeof(struct lzma_core) <= DECODE_WORKSPACE_lzma,
 	       "decode/codecs.def: the lzma workspace is too small");
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
-
 enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 			       uint8_t *dst, size_t dst_len, void *workspace)
 {
@@ -65,8 +55,8 @@ enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 		return DECODE_TRUNCATED;
 	if (lzma_set_props(s, src[HDR_PROPS]) != 0)
 		return DECODE_CORRUPT;
-	lzma_set_dict_size(s, get_le32(src + HDR_DICT_SIZE));
-	usize = get_le64(src + HDR_USIZE);
+	lzma_set_dict_size(s, load_le32(src + HDR_DICT_SIZE));
+	usize = load_le64(src + HDR_USIZE);
 	if (usize != USIZE_UNKNOWN) {
 		if (usize < dst_len)
 			return DECODE_SHORT_OUTPUT;

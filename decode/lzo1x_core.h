@@ -222,11 +222,6 @@ static inline size_t read_ext_len(const uint8_t **pip, const uint8_t *iend, size
 	return n;
 }
 
-static inline unsigned get_le16(const uint8_t *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
 /* Is the opcode t, with at least 2 bytes p after it, a zero run? */
 static inline int is_zero_run(unsigned t, const uint8_t *p)
 {
@@ -379,7 +374,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 						break;
 				}
 				len += M34_LEN_BIAS;
-				s = get_le16(p);
+				s = load_le16(p);
 				p += 2;
 				off = 1 + (s >> LE16_D_SHIFT);
 				/* Guards the match source: before dst. */
@@ -413,7 +408,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 							break;
 					}
 					len += M34_LEN_BIAS;
-					s = get_le16(p);
+					s = load_le16(p);
 					p += 2;
 					off = M4_BASE + ((size_t)(t & M4_H_BIT) << M4_H_SHIFT) +
 					      (s >> LE16_D_SHIFT);
@@ -509,7 +504,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 			/* Guards the two distance bytes. */
 			if ((size_t)(iend - ip) < 2)
 				return DECODE_TRUNCATED;
-			s = get_le16(ip);
+			s = load_le16(ip);
 			ip += 2;
 			off = 1 + (s >> LE16_D_SHIFT);
 		} else if (t >= OP_M4) {
@@ -538,7 +533,7 @@ static inline enum decode_status lzo1x_core(const uint8_t *ip, const uint8_t *co
 			/* Guards the two distance bytes. */
 			if ((size_t)(iend - ip) < 2)
 				return DECODE_TRUNCATED;
-			s = get_le16(ip);
+			s = load_le16(ip);
 			ip += 2;
 			off = M4_BASE + ((size_t)(t & M4_H_BIT) << M4_H_SHIFT) + (s >> LE16_D_SHIFT);
 			if (off == M4_BASE) {

@@ -103,20 +103,15 @@ struct xz_ws {
 _Static_assert(sizeof(struct xz_ws) <= DECODE_WORKSPACE_xz,
 	       "decode/codecs.def: the xz workspace is too small");
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* ---- CRC32 and CRC64 (section 6) ---------------------------------------- */
 
 /* CRC32 is decode/crc32.h's (gzip's too); the whole CRC of len bytes. */
-LZ_HOT static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t len)
+HOT static uint32_t crc32_calc(const uint32_t t[8][256], const uint8_t *p, size_t len)
 {
 	return ~crc32_update(t, ~0u, p, len);
 }
 
-LZ_COLD static void crc64_init(uint64_t t[256])
+COLD static void crc64_init(uint64_t t[256])
 {
 	for (uint32_t n = 0; n < 256; n++) {
 		uint64_t c = n;
@@ -127,7 +122,7 @@ LZ_COLD static void crc64_init(uint64_t t[256])
 	}
 }
 
-LZ_HOT static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_t len)
+HOT static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_t len)
 {
 	uint64_t crc = ~(uint64_t)0;
 
@@ -142,7 +137,7 @@ LZ_HOT static uint64_t crc64_calc(const uint64_t t[256], const uint8_t *p, size_
  * significant first, the high bit says another byte follows; at most 9
  * bytes; a last byte of 0 is only valid as the first one.  Returns 0, or
  * -1 (input ends inside it, too long, or not minimally encoded). */
-LZ_COLD static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+COLD static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
@@ -204,7 +199,7 @@ typedef uintptr_t bcj_word;
 #define BCJ_ONES  (~(bcj_word)0 / 0xFF)         /* 0x01 in every byte */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bcj_x86_decode reads words as little endian");
 
-LZ_HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
+HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
 {
 	/* hist, as seen from the opcode being examined: bit d (1..3) = an
 	 * opcode d bytes back was examined and left alone; bit 4 + d = its
@@ -251,7 +246,7 @@ opcode:;
 		 * near operand among them. */
 		if (near_byte(top) && (hist >> 5) == 0 && ((0x17u >> near) & 1)) {
 			const uint32_t pc = start + (uint32_t)i + BCJ_INSN_SIZE;
-			uint32_t v = get_le32(buf + i + 1) - pc;
+			uint32_t v = load_le32(buf + i + 1) - pc;
 
 			if (near) {
 				/* d = 1, 2, 3: the byte at bit 24 - 8d. */
@@ -280,7 +275,7 @@ opcode:;
  * the end byte.  src_end: the end of the whole input (readable).  oend:
  * the end of the whole output.  A block starts with a dictionary reset;
  * the first LZMA chunk after any dictionary reset sets new properties. */
-LZ_COLD static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8_t **pip,
+COLD static enum decode_status lzma2_decode(struct lzma_core *lz, const uint8_t **pip,
 				       const uint8_t *iend, const uint8_t *src_end,
 				       uint8_t **pop, uint8_t *olimit, uint8_t *oend)
 {
@@ -391,7 +386,7 @@ struct block_filters {
 
 /* Parses a Block Header (3.1) of hsize bytes at h, whose CRC32 the caller
  * has checked. */
-LZ_COLD static enum decode_status parse_block_header(const uint8_t *h, size_t hsize,
+COLD static enum decode_status parse_block_header(const uint8_t *h, size_t hsize,
 					     struct block_filters *f)
 {
 	const uint8_t *p = h + 2;
@@ -424,7 +419,7 @@ LZ_COLD static enum decode_status parse_block_header(const uint8_t *h, size_t hs
 				return DECODE_CORRUPT;
 			f->bcj = 1;
 			if (psize)
-				f->bcj_start = get_le32(p);
+				f->bcj_start = load_le32(p);
 		} else {
 			if (id != FILTER_LZMA2 || psize != 1)
 				return DECODE_CORRUPT;
@@ -448,7 +443,7 @@ LZ_COLD static enum decode_status parse_block_header(const uint8_t *h, size_t hs
 
 /* ---- The stream --------------------------------------------------------- */
 
-LZ_COLD
+COLD
 enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 			     uint8_t *dst, size_t dst_len, void *workspace)
 {
@@ -464,11 +459,11 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 
 	/* 2.1.1 Stream Header. */
 	/* FD 37 7A 58 5A 00, compared as two words (no constant table). */
-	if (get_le32(src) != HEADER_MAGIC_LO || (src[4] | (unsigned)src[5] << 8) != HEADER_MAGIC_HI)
+	if (load_le32(src) != HEADER_MAGIC_LO || (src[4] | (unsigned)src[5] << 8) != HEADER_MAGIC_HI)
 		return DECODE_CORRUPT;
 	const uint8_t *const flags = src + HEADER_MAGIC_SIZE;
 
-	if (crc32_calc(w->crc32, flags, STREAM_FLAGS_SIZE) != get_le32(flags + STREAM_FLAGS_SIZE))
+	if (crc32_calc(w->crc32, flags, STREAM_FLAGS_SIZE) != load_le32(flags + STREAM_FLAGS_SIZE))
 		return DECODE_CHECK_MISMATCH;
 	if (flags[0] != 0 || (flags[1] & STREAM_FLAGS_RESERVED))
 		return DECODE_CORRUPT;
@@ -490,13 +485,13 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 
 	if (footer[FOOTER_MAGIC] != 'Y' || footer[FOOTER_MAGIC + 1] != 'Z')
 		return DECODE_TRUNCATED;
-	if (crc32_calc(w->crc32, footer + FOOTER_BACKWARD, 4 + STREAM_FLAGS_SIZE) != get_le32(footer))
+	if (crc32_calc(w->crc32, footer + FOOTER_BACKWARD, 4 + STREAM_FLAGS_SIZE) != load_le32(footer))
 		return DECODE_CHECK_MISMATCH;
 	if (footer[FOOTER_FLAGS] != flags[0] || footer[FOOTER_FLAGS + 1] != flags[1])
 		return DECODE_CORRUPT;
 
 	/* 4 Index: Backward Size says where it starts. */
-	const uint64_t index_size = ((uint64_t)get_le32(footer + FOOTER_BACKWARD) + 1) * 4;
+	const uint64_t index_size = ((uint64_t)load_le32(footer + FOOTER_BACKWARD) + 1) * 4;
 
 	/* Guards the Index's start: after the Stream Header. */
 	if (index_size > (uint64_t)(src_len - STREAM_HEADER_SIZE - STREAM_FOOTER_SIZE))
@@ -504,7 +499,7 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 	const uint8_t *const index = footer - (size_t)index_size;
 	const uint8_t *const index_crc = footer - CRC32_SIZE;
 
-	if (crc32_calc(w->crc32, index, (size_t)index_size - CRC32_SIZE) != get_le32(index_crc))
+	if (crc32_calc(w->crc32, index, (size_t)index_size - CRC32_SIZE) != load_le32(index_crc))
 		return DECODE_CHECK_MISMATCH;
 	if (index[0] != INDEX_INDICATOR)
 		return DECODE_CORRUPT;
@@ -572,7 +567,7 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 		/* Guards the header read: it stays before the Index. */
 		if (hsize > (size_t)(index - bp))
 			return DECODE_CORRUPT;
-		if (crc32_calc(w->crc32, bp, hsize - CRC32_SIZE) != get_le32(bp + hsize - CRC32_SIZE))
+		if (crc32_calc(w->crc32, bp, hsize - CRC32_SIZE) != load_le32(bp + hsize - CRC32_SIZE))
 			return DECODE_CHECK_MISMATCH;
 		st = parse_block_header(bp, hsize, &f);
 		if (st != DECODE_OK)
@@ -615,12 +610,12 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 		if (f.bcj)
 			bcj_x86_decode(block_out, (size_t)rec_usize, f.bcj_start);
 		if (check == CHECK_CRC32) {
-			if (crc32_calc(w->crc32, block_out, (size_t)rec_usize) != get_le32(ip))
+			if (crc32_calc(w->crc32, block_out, (size_t)rec_usize) != load_le32(ip))
 				return DECODE_CHECK_MISMATCH;
 		} else if (check == CHECK_CRC64) {
 			uint64_t c = crc64_calc(w->crc64, block_out, (size_t)rec_usize);
 
-			if ((uint32_t)c != get_le32(ip) || (uint32_t)(c >> 32) != get_le32(ip + 4))
+			if ((uint32_t)c != load_le32(ip) || (uint32_t)(c >> 32) != load_le32(ip + 4))
 				return DECODE_CHECK_MISMATCH;
 		}
 		bp = ip + check_size;

@@ -49,12 +49,14 @@
  * CODEC line in decode/codecs.def; a static assert holds the two equal.
  *
  * Code size: the stub has a budget, so what runs once per block or frame
- * is compiled for size (ONCE, COLD) and only the per-byte loops (LOOP)
+ * is compiled for size (ONCE, COLD_ONCE) and only the per-byte loops (LOOP)
  * for speed; the 32-bit stub gives up more speed for size (ZSTD_SMALL).
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+#include "copy.h"
 #include "decode.h"
 #include "mem.h"
 
@@ -89,9 +91,9 @@ extern const char *zstd_decode_note;
 #define ZSTD_SMALL 0
 #endif
 
-/* For the small functions of the hot loops: GCC would otherwise keep some
- * of them out of line once a cold caller (see COLD) needs a copy. */
-#define HOT_INLINE inline __attribute__((always_inline))
+/* ALWAYS_INLINE (the small functions of the hot loops), NOINLINE and
+ * COLD are decode/compiler.h's; ONCE, COLD_ONCE and LOOP below are this
+ * decoder's policy built on them. */
 
 /* ---- Format constants ---------------------------------------------------- */
 
@@ -241,7 +243,7 @@ _Static_assert(offsetof(struct fse_entry, next) == 0 && offsetof(struct fse_entr
 	       "fse_entry_word's layout");
 
 /* An fse_entry as one little-endian word, to be stored in one go. */
-static HOT_INLINE uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_t extra, uint32_t base)
+static ALWAYS_INLINE uint64_t fse_entry_word(uint32_t next, uint32_t nbits, uint32_t extra, uint32_t base)
 {
 	return (uint64_t)(uint16_t)next | (uint64_t)(uint8_t)nbits << 16 |
 	       (uint64_t)(uint8_t)extra << 24 | (uint64_t)base << 32;
@@ -261,40 +263,21 @@ struct frame_state {
 	const uint8_t *iend;            /* end of all input: raw literals may be read up to it */
 };
 
-/* ---- Small helpers ------------------------------------------------------- */
-
-static HOT_INLINE uint32_t get_le16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static HOT_INLINE uint32_t get_le24(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
-static HOT_INLINE uint32_t get_le32(const uint8_t *p)
-{
-	return get_le24(p) | (uint32_t)p[3] << 24;
-}
-
-static HOT_INLINE uint64_t get_le64(const uint8_t *p)
-{
-	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
+/* ---- Small helpers -------------------------------------------------------
+ * Little-endian loads: decode/mem.h. */
 
 /* For what runs at most once per table, block or frame and only on some
  * paths (a table description, FSE-compressed Huffman weights, XXH64's
  * end): compiled for size, out of the hot paths (the stub has a size
  * budget).  Never on a path every block takes: GCC takes what must lead
  * to a cold call for cold itself. */
-#define COLD __attribute__((cold, noinline))
+#define COLD_ONCE COLD NOINLINE
 /* For what every block or frame runs once (headers, choosing tables): the
- * same size-first code as COLD, without its effect on the callers. */
+ * same size-first code as COLD_ONCE, without its effect on the callers. */
 #if defined(__clang__)
-#define ONCE __attribute__((noinline, minsize))    /* the fuzzer's build */
+#define ONCE NOINLINE __attribute__((minsize))    /* the fuzzer's build */
 #else
-#define ONCE __attribute__((noinline, optimize("Os")))
+#define ONCE NOINLINE __attribute__((optimize("Os")))
 #endif
 /* The per-byte loops: kept out of line, so that the ONCE callers'
  * optimization level does not reach them.  (For ZSTD_SMALL, size first
@@ -302,11 +285,11 @@ static HOT_INLINE uint64_t get_le64(const uint8_t *p)
 #if ZSTD_SMALL
 #define LOOP ONCE
 #else
-#define LOOP __attribute__((noinline))
+#define LOOP NOINLINE
 #endif
 
 /* A little-endian field of n <= 8 bytes (headers: out of line, once). */
-static __attribute__((noinline)) uint64_t get_le_n(const uint8_t *p, unsigned n)
+static NOINLINE uint64_t get_le_n(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 
@@ -316,7 +299,7 @@ static __attribute__((noinline)) uint64_t get_le_n(const uint8_t *p, unsigned n)
 }
 
 /* Index of the highest set bit; x != 0. */
-static HOT_INLINE unsigned highbit32(uint32_t x)
+static ALWAYS_INLINE unsigned highbit32(uint32_t x)
 {
 	return 31u - (unsigned)__builtin_clz(x);
 }
@@ -356,12 +339,12 @@ struct bitrd {
 };
 
 /* The stream's first byte. */
-static HOT_INLINE const uint8_t *br_start(const struct bitrd *b)
+static ALWAYS_INLINE const uint8_t *br_start(const struct bitrd *b)
 {
 	return b->lim - BR_WORD;
 }
 
-static HOT_INLINE bits_t load_word(const uint8_t *p)
+static ALWAYS_INLINE bits_t load_word(const uint8_t *p)
 {
 	bits_t w;
 
@@ -372,7 +355,7 @@ static HOT_INLINE bits_t load_word(const uint8_t *p)
 /* Sets up a read of the stream [p, p + n).  Returns 0 for a stream that
  * cannot be valid: empty, or its last byte (which holds the end mark) 0.
  * Once per stream: out of line. */
-static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
+static NOINLINE int br_init(struct bitrd *b, const uint8_t *p, size_t n, uint8_t pad[BR_WORD])
 {
 	unsigned last;
 
@@ -400,7 +383,7 @@ static __attribute__((noinline)) int br_init(struct bitrd *b, const uint8_t *p, 
 
 /* Moves the container back over the whole bytes consumed, as far as the
  * start of the stream allows, and reloads it. */
-static HOT_INLINE void br_reload(struct bitrd *b)
+static ALWAYS_INLINE void br_reload(struct bitrd *b)
 {
 	if (b->ptr >= b->lim) {
 		/* The usual case.  Every reader refills before it has read
@@ -436,12 +419,12 @@ static const uint32_t br_mask[BR_MAX_READ + 1] = {
  * end BR_BITS - consumed - n bits above the container's lowest bit.
  * Modulo the word size: bits past the start of the stream are garbage
  * anyway, and only a stream that br_overrun() rejects has them read. */
-static HOT_INLINE size_t br_peek(const struct bitrd *b, unsigned n)
+static ALWAYS_INLINE size_t br_peek(const struct bitrd *b, unsigned n)
 {
 	return (size_t)(b->bits >> ((0u - b->consumed - n) & (BR_BITS - 1))) & br_mask[n];
 }
 
-static HOT_INLINE size_t br_read(struct bitrd *b, unsigned n)
+static ALWAYS_INLINE size_t br_read(struct bitrd *b, unsigned n)
 {
 	size_t v = br_peek(b, n);
 
@@ -450,13 +433,13 @@ static HOT_INLINE size_t br_read(struct bitrd *b, unsigned n)
 }
 
 /* More bits were read than the stream has. */
-static HOT_INLINE int br_overrun(const struct bitrd *b)
+static ALWAYS_INLINE int br_overrun(const struct bitrd *b)
 {
 	return b->ptr == br_start(b) && b->consumed > BR_BITS;
 }
 
 /* Every bit of the stream was read, and no more (call after br_reload). */
-static HOT_INLINE int br_done(const struct bitrd *b)
+static ALWAYS_INLINE int br_done(const struct bitrd *b)
 {
 	return b->ptr == br_start(b) && b->consumed == BR_BITS;
 }
@@ -484,7 +467,7 @@ static uint32_t fwd_peek(const uint8_t *p, size_t len, size_t pos, unsigned n)
  * log (at most max_log) and the normalized counts of symbols 0..max_sym
  * into norm[] (the ones not described are 0).  *used is the bytes it
  * took.  The counts must add up to exactly 1 << log. */
-static COLD enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsigned max_log,
+static COLD_ONCE enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsigned max_log,
 					unsigned max_sym, int16_t *norm, unsigned *log_out,
 					size_t *used)
 {
@@ -567,7 +550,7 @@ static COLD enum decode_status read_fse_desc(const uint8_t *p, size_t len, unsig
 
 /* What symbol s of a table of this kind stands for, as the base and
  * extra fields of an fse_entry word. */
-static HOT_INLINE uint64_t code_word(enum fse_kind kind, unsigned s)
+static ALWAYS_INLINE uint64_t code_word(enum fse_kind kind, unsigned s)
 {
 	uint32_t b = s, x = 0;
 
@@ -700,7 +683,7 @@ static enum decode_status fse_build(struct zstd_ws *ws, struct fse_entry *t, uns
 
 /* Decodes FSE-compressed weights (4.2.1.2) from [p, p + len) into
  * ws->weights; *count is how many (the last symbol's is implied). */
-static COLD enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, size_t len,
+static COLD_ONCE enum decode_status huf_fse_weights(struct zstd_ws *ws, const uint8_t *p, size_t len,
 					  unsigned *count)
 {
 	enum decode_status st;
@@ -861,7 +844,7 @@ static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *
  * stream, fewer may be left than that (a tree's codes can be shorter):
  * the bits after them read as 0, and every entry under the real ones
  * says the same.  (br_peek() would wrap around instead.) */
-static HOT_INLINE size_t huf_peek(const struct bitrd *b)
+static ALWAYS_INLINE size_t huf_peek(const struct bitrd *b)
 {
 	return (size_t)((b->bits << (b->consumed & (BR_BITS - 1))) >> (BR_BITS - HUF_MAX_BITS));
 }
@@ -926,14 +909,14 @@ static enum decode_status huf_1stream(const uint16_t *table, const uint8_t *p, s
 #define HUF_TURN_BYTES (HUF_TURN_BITS / 8)
 _Static_assert(HUF_TURN_BITS < BR_BITS, "the sentinel bit survives a turn");
 
-static HOT_INLINE bits_t huf_sentinel_load(const uint8_t *ptr, unsigned consumed)
+static ALWAYS_INLINE bits_t huf_sentinel_load(const uint8_t *ptr, unsigned consumed)
 {
 	return (load_word(ptr) | 1) << consumed;
 }
 
 /* Moves back over the whole bytes consumed and reloads; the caller made
  * sure that ptr stays at or after the stream's start. */
-static HOT_INLINE void huf_sentinel_reload(bits_t *bits, const uint8_t **ptr)
+static ALWAYS_INLINE void huf_sentinel_reload(bits_t *bits, const uint8_t **ptr)
 {
 	const unsigned consumed = (unsigned)__builtin_ctzl((unsigned long)*bits);
 
@@ -944,7 +927,7 @@ static HOT_INLINE void huf_sentinel_reload(bits_t *bits, const uint8_t **ptr)
 /* The turns (HUF_PER_REFILL symbols, then a reload) a stream at ptr can
  * take, at most: each moves ptr back at most HUF_TURN_BYTES, never before
  * start. */
-static HOT_INLINE size_t huf_turns(size_t most, const uint8_t *ptr, const uint8_t *start)
+static ALWAYS_INLINE size_t huf_turns(size_t most, const uint8_t *ptr, const uint8_t *start)
 {
 	const size_t t = (size_t)(ptr - start) / HUF_TURN_BYTES;
 
@@ -976,9 +959,9 @@ static LOOP enum decode_status huf_4streams(const uint16_t *table, const uint8_t
 	/* Guards the jump table read. */
 	if (n < 6)
 		return DECODE_CORRUPT;
-	len1 = get_le16(p);
-	len2 = get_le16(p + 2);
-	len3 = get_le16(p + 4);
+	len1 = load_le16(p);
+	len2 = load_le16(p + 2);
+	len3 = load_le16(p + 4);
 	p += 6;
 	n -= 6;
 	/* Guards the stream sizes against the section's: the fourth stream
@@ -1269,32 +1252,10 @@ static ONCE enum decode_status seq_table(struct frame_state *fs, unsigned k, uns
 
 /* ---- Sequence execution (3.1.2) -------------------------------------------- */
 
-/* For offsets 1..7 (the spread idea of decode/lz4_decode.c, for every
- * small offset): writes op[0..7] a byte at a time (each may depend on the
- * ones before), then returns a source whose distance from op + 8 is the
- * smallest multiple of off that is at least 8, from which 8-byte copies
- * continue the same periodic pattern without overlapping themselves. */
-static HOT_INLINE const uint8_t *spread_small_offset(uint8_t *op, size_t off)
-{
-	/* off * ceil(8 / off), for off = 1..7 */
-	static const uint8_t distance[8] = { 0, 8, 8, 9, 8, 10, 12, 14 };
-	const uint8_t *m = op - off;
-
-	op[0] = m[0];
-	op[1] = m[1];
-	op[2] = m[2];
-	op[3] = m[3];
-	op[4] = m[4];
-	op[5] = m[5];
-	op[6] = m[6];
-	op[7] = m[7];
-	return op + 8 - distance[off];
-}
-
 /* Copies a match in whole pieces: may write up to 2 * COPY_CHUNK - 1
  * bytes past op + len (and 8 bytes from op even if len < 8); the caller
  * guarantees WILD_MARGIN bytes of room past op + len. */
-static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
+static ALWAYS_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 {
 	uint8_t *const end = op + len;
 	const uint8_t *m = op - off;
@@ -1317,7 +1278,7 @@ static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 			m += 8;
 		} while (op < end);
 	} else {
-		m = spread_small_offset(op, off);
+		m = copy_spread8(op, off);
 		op += 8;
 		while (op < end) {
 			memcpy(op, m, 8);
@@ -1327,22 +1288,7 @@ static HOT_INLINE void copy_match_wild(uint8_t *op, size_t off, size_t len)
 	}
 }
 
-/* Copies a match writing exactly [op, op + len). */
-static void copy_match_exact(uint8_t *op, size_t off, size_t len)
-{
-	uint8_t *const end = op + len;
-	const uint8_t *m = op - off;
-
-	if (off >= 8) {
-		while ((size_t)(end - op) >= 8) {
-			memcpy(op, m, 8);
-			op += 8;
-			m += 8;
-		}
-	}
-	while (op < end)
-		*op++ = *m++;
-}
+/* Exact copies: copy_exact() of decode/copy.h. */
 
 /* Refill points of the sequence loop.  64-bit: one refill per sequence
  * covers the offset (<= 31 extra bits) and match length (<= 16) bits,
@@ -1368,7 +1314,7 @@ _Static_assert(BR_BITS != 32 || LL_MAX_LOG + ML_MAX_LOG <= BR_MIN_FRESH, "32-bit
 _Static_assert(OF_MAX_SYMBOL <= BR_MAX_READ && (BR_BITS != 32 || BR_MIN_FRESH <= BR_MAX_READ),
 	       "br_read's mask table covers every read");
 
-static HOT_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
+static ALWAYS_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 {
 	if (!BR_IS_64 && n > BR_MIN_FRESH) {
 		const size_t hi = br_read(br, n - 16);
@@ -1395,7 +1341,7 @@ struct seq_dec {
 /* Decodes one sequence (3.1.1.3.2.2, 3.1.2.5); last: it is the block's
  * last, whose states are not updated.  Reads no memory but the tables:
  * the caller checks br_overrun() and the values when it executes it. */
-static HOT_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
+static ALWAYS_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
 {
 	const struct fse_entry *const lle = d->ll, *const mle = d->ml, *const ofe = d->of;
 	size_t off, offval, ll;
@@ -1450,7 +1396,7 @@ static HOT_INLINE void decode_seq(struct seq_dec *d, struct seq *out, int last)
 
 /* Executes one sequence at *pop: its literals from *plp, then its match.
  * Every bound is checked here, against the real positions. */
-static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop, const uint8_t **plp,
+static ALWAYS_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop, const uint8_t **plp,
 					  const uint8_t *lend, const uint8_t *lfast,
 					  uint8_t *fstart, uint8_t *oend)
 {
@@ -1474,7 +1420,7 @@ static HOT_INLINE enum decode_status exec_seq(const struct seq *q, uint8_t **pop
 		if (off - 1 >= (size_t)(op + ll - fstart))
 			return DECODE_BAD_OFFSET;
 		memmove(op, lp, ll); /* raw literals: in place, input over output */
-		copy_match_exact(op + ll, off, ml);
+		copy_exact(op + ll, off, ml);
 	} else {
 		/* Wild: the literals end at least COPY_CHUNK bytes before
 		 * lfast (so before the end of the section, and the pieces
@@ -1616,7 +1562,7 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 			/* Guards the two more bytes. */
 			if (bend - ip < 2)
 				return DECODE_CORRUPT;
-			nseq = get_le16(ip) + 0x7F00;
+			nseq = load_le16(ip) + 0x7F00;
 			ip += 2;
 		}
 	}
@@ -1664,15 +1610,15 @@ static ONCE enum decode_status decode_block(struct frame_state *fs, const uint8_
 #define XXH_STRIPE 32
 
 /* r = 0..63 (the second shift is taken modulo 64, so r = 0 is x). */
-static HOT_INLINE uint64_t rotl64(uint64_t x, unsigned r)
+static ALWAYS_INLINE uint64_t rotl64(uint64_t x, unsigned r)
 {
 	return x << r | x >> ((64 - r) & 63);
 }
 
 #if ZSTD_SMALL
-#define XXH_INLINE __attribute__((noinline))
+#define XXH_INLINE NOINLINE
 #else
-#define XXH_INLINE HOT_INLINE
+#define XXH_INLINE ALWAYS_INLINE
 #endif
 
 static XXH_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
@@ -1680,7 +1626,7 @@ static XXH_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
 	return rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
 }
 
-static HOT_INLINE uint64_t xxh_merge(uint64_t acc, uint64_t v)
+static ALWAYS_INLINE uint64_t xxh_merge(uint64_t acc, uint64_t v)
 {
 	return (acc ^ xxh_round(0, v)) * XXH_P1 + XXH_P4;
 }
@@ -1709,10 +1655,10 @@ static void xxh_update(struct xxh *h, const uint8_t *end)
 	uint64_t v1 = h->v1, v2 = h->v2, v3 = h->v3, v4 = h->v4;
 
 	while ((size_t)(end - p) >= XXH_STRIPE) {
-		v1 = xxh_round(v1, get_le64(p));
-		v2 = xxh_round(v2, get_le64(p + 8));
-		v3 = xxh_round(v3, get_le64(p + 16));
-		v4 = xxh_round(v4, get_le64(p + 24));
+		v1 = xxh_round(v1, load_le64(p));
+		v2 = xxh_round(v2, load_le64(p + 8));
+		v3 = xxh_round(v3, load_le64(p + 16));
+		v4 = xxh_round(v4, load_le64(p + 24));
 		p += XXH_STRIPE;
 	}
 	h->v1 = v1;
@@ -1723,7 +1669,7 @@ static void xxh_update(struct xxh *h, const uint8_t *end)
 }
 
 /* XXH64 of [h->start, end), seed 0. */
-static COLD uint64_t xxh_final(struct xxh *h, const uint8_t *end)
+static COLD_ONCE uint64_t xxh_final(struct xxh *h, const uint8_t *end)
 {
 	const uint8_t *p;
 	const size_t len = (size_t)(end - h->start);
@@ -1742,12 +1688,12 @@ static COLD uint64_t xxh_final(struct xxh *h, const uint8_t *end)
 	}
 	acc += (uint64_t)len;
 	while ((size_t)(end - p) >= 8) {
-		acc ^= xxh_round(0, get_le64(p));
+		acc ^= xxh_round(0, load_le64(p));
 		acc = rotl64(acc, 27) * XXH_P1 + XXH_P4;
 		p += 8;
 	}
 	if ((size_t)(end - p) >= 4) {
-		acc ^= (uint64_t)get_le32(p) * XXH_P1;
+		acc ^= (uint64_t)load_le32(p) * XXH_P1;
 		acc = rotl64(acc, 23) * XXH_P2 + XXH_P3;
 		p += 4;
 	}
@@ -1839,7 +1785,7 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 		/* Guards the block header. */
 		if ((size_t)(iend - ip) < BLOCK_HEADER_BYTES)
 			return DECODE_TRUNCATED;
-		bh = get_le24(ip);
+		bh = load_le24(ip);
 		ip += BLOCK_HEADER_BYTES;
 		last = bh & 1;
 		type = (bh >> 1) & 3;
@@ -1897,7 +1843,7 @@ static ONCE enum decode_status decode_frame(struct zstd_ws *ws, const uint8_t **
 		/* Guards the checksum read. */
 		if ((size_t)(iend - ip) < CHECKSUM_BYTES)
 			return DECODE_TRUNCATED;
-		if ((uint32_t)xxh_final(&hash, op) != get_le32(ip))
+		if ((uint32_t)xxh_final(&hash, op) != load_le32(ip))
 			return DECODE_CHECK_MISMATCH;
 		ip += CHECKSUM_BYTES;
 	}
@@ -1930,14 +1876,14 @@ enum decode_status zstd_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
 		/* Guards the magic number read. */
 		if ((size_t)(iend - ip) < MAGIC_BYTES)
 			return DECODE_TRUNCATED;
-		magic = get_le32(ip);
+		magic = load_le32(ip);
 		if ((magic & SKIP_MAGIC_MASK) == SKIP_MAGIC) {
 			size_t size;
 
 			/* Guards the Frame_Size read. */
 			if ((size_t)(iend - ip) < SKIP_HEADER_BYTES)
 				return DECODE_TRUNCATED;
-			size = get_le32(ip + MAGIC_BYTES);
+			size = load_le32(ip + MAGIC_BYTES);
 			/* Guards the skip against the input. */
 			if (size > (size_t)(iend - ip) - SKIP_HEADER_BYTES)
 				return DECODE_TRUNCATED;

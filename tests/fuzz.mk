@@ -43,14 +43,20 @@ FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
 FUZZ_SECONDS ?= 20
 # Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
 FUZZ_ARGS    ?=
-FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) \
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -Itools/reference \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # One libFuzzer target per decoder family, tests/fuzz_<f>.c, differential
 # against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
 # FUZZ_LIBS_<f>: the reference library; FUZZ_SEED_SRCS_<f>: what its seed
 # generator (the same file built -DFUZZ_MKSEEDS) links besides;
 # FUZZ_CFLAGS_<f>: extra flags for its build.
-FUZZERS      := lz4 lzo gzip bzip2 xz zstd
+FUZZERS      := reference lz4 lzo gzip bzip2 xz zstd
+# reference: every line of decode/references.def against our decoder of
+# its codec (tests/fuzz_reference.c); a line added there is fuzzed with no
+# edit here.  REF_* and REF_SRCS are tests/tests.mk's.
+FUZZ_SRCS_reference := $(call REF_SRCS,$(REF_NAMES)) $(foreach c,$(CODECS),decode/$(c)_decode.c)
+FUZZ_LIBS_reference := $(REF_LIBS)
+FUZZ_SEED_SRCS_reference := $(FUZZ_SRCS_reference)
 FUZZ_SRCS_lz4 := decode/lz4_decode.c
 FUZZ_LIBS_lz4 := -llz4
 FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
@@ -69,9 +75,11 @@ FUZZ_LIBS_bzip2 := -lbz2
 # Every fuzzer runs in both builds; the -m32 binary has the suffix _m32.
 # FUZZ_NO_M32: those whose reference library has no installable i386
 # build (see ci/deps.sh); their decoders' 32-bit C runs in the stubs.
-FUZZ_NO_M32  := gzip bzip2 xz zstd
+# reference: its -m32 twin would cover only the i386 references, which the
+# per-codec fuzzers already run -m32.
+FUZZ_NO_M32  := reference gzip bzip2 xz zstd
 FUZZ_BUILDS  := $(foreach f,$(FUZZERS),$(f) $(if $(filter $(f),$(FUZZ_NO_M32)),,$(f)_m32))
-FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h) decode/codecs.def
+FUZZ_DEPS    := $(wildcard decode/*.h tests/*.h tools/reference/*.h) decode/codecs.def
 
 # FUZZ_RULES f
 define FUZZ_RULES

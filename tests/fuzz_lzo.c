@@ -10,7 +10,7 @@
  * exactly dst_len bytes (malloc'd: ASan sees any access outside them):
  *
  *   lzo_decode() and lzo_rle_decode(), the decoders the stubs run;
- *   lzo_ref_decode() (tests/lzo_ref.h), versions 0 and 1: the format one
+ *   lzo_ref_decode() (tools/reference/lzo_ref.h), versions 0 and 1: the format one
  *       byte at a time, with the checks of our safe loop in its order;
  *   liblzo2's lzo1x_decompress_safe(), the reference for version 0;
  *

@@ -235,121 +235,6 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	free(out);
 }
 
-/* Compressor k's stream of data[0..n), checked (roundtrip_each). */
-static void check_compressor(unsigned k, const uint8_t *data, size_t n, const char *what)
-{
-	size_t clen;
-	uint8_t *gz = make_gzip((enum comp)k, data, n, &clen);
-
-	check_member(data, n, gz, clen, what);
-	free(gz);
-}
-
-static const struct compressors compressors = { NUM_COMP, comp_name, check_compressor };
-
-/* One case per compressor for one input. */
-static void roundtrip(const char *name, const uint8_t *data, size_t n)
-{
-	roundtrip_each(&compressors, name, data, n);
-}
-
-/* One case per compressor covering every length in [lo, hi]. */
-static void roundtrip_lengths(const char *name, size_t lo, size_t hi, void (*gen)(uint8_t *, size_t))
-{
-	roundtrip_each_length(&compressors, name, lo, hi, gen);
-}
-
-/* ---- input generators (more in tests/testgen.h) ------------------------ */
-
-/* Skewed literals: a few very frequent bytes (1-3 bit codes) among rare
- * ones (15-bit codes, subtables), no repeats to speak of. */
-static void gen_skewed(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t r = rng();
-		unsigned z = (unsigned)__builtin_ctzll(r | (1ull << 40));
-
-		p[i] = (uint8_t)(z < 14 ? z : 14 + (r >> 56) % 242);
-	}
-}
-
-/* ---- positive tests ------------------------------------------------------ */
-
-static void test_inputs(void)
-{
-	uint8_t *d = xmalloc(2 * MIB);
-	char name[64];
-
-	roundtrip("empty", d, 0);
-	d[0] = 0x42;
-	roundtrip("one-byte", d, 1);
-
-	roundtrip_lengths("tiny-random", 2, 100, gen_random);
-	roundtrip_lengths("tiny-abc", 2, 100, gen_abc);
-	roundtrip_lengths("small-semi", 2, 400, gen_semi);
-	roundtrip_lengths("small-zeros", 2, 300, gen_zeros);
-	roundtrip_lengths("small-text", 200, 700, gen_text);
-
-	memset(d, 0, MIB);
-	roundtrip("zeros-1MiB", d, MIB);
-
-	{
-		static const size_t lens[] = { 13, 258, 259, 4096, 65543, 300001 };
-
-		for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
-			memset(d, 0xA5, lens[k]);
-			snprintf(name, sizeof name, "repeated-byte-%zu", lens[k]);
-			roundtrip(name, d, lens[k]);
-		}
-	}
-
-	for (size_t period = 1; period <= 20; period++) {
-		gen_periodic(d, 50000, period, 0);
-		snprintf(name, sizeof name, "period-%zu", period);
-		roundtrip(name, d, 50000);
-		gen_periodic(d, 50000, period, 1);
-		snprintf(name, sizeof name, "period-%zu-noisy", period);
-		roundtrip(name, d, 50000);
-	}
-
-	gen_random(d, MIB);
-	roundtrip("random-1MiB", d, MIB);   /* stored blocks */
-
-	/* Random data with a copy of itself 32 KiB back: the longest
-	 * distances. */
-	gen_random(d, 300000);
-	memcpy(d + 150000, d + 150000 - 32768, 30000);
-	roundtrip("random-with-far-match", d, 300000);
-
-	gen_text(d, MIB);
-	roundtrip("text-1MiB", d, MIB);
-
-	gen_skewed(d, MIB);
-	roundtrip("skewed-1MiB", d, MIB);
-
-	gen_mixed(d, 2 * MIB);
-	roundtrip("mixed-2MiB", d, 2 * MIB);
-
-	free(d);
-}
-
-static void test_files(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		char name[300];
-		size_t size;
-		uint8_t *data = read_whole_file(argv[i], &size);
-
-		snprintf(name, sizeof name, "file:%s", argv[i]);
-		if (!data) {
-			skip_case(name, strerror(errno));
-			continue;
-		}
-		roundtrip(name, data, size);
-		free(data);
-	}
-}
-
 /* ---- gzip headers -------------------------------------------------------- */
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -1017,10 +902,8 @@ static void test_garbage(void)
 	free(data);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	test_inputs();
-	test_files(argc, argv);
 	test_headers();
 	test_truncation();
 	test_handmade();

@@ -103,3 +103,97 @@ void gen_mixed(uint8_t *p, size_t n)
 		i += len;
 	}
 }
+
+/* Skewed literals: a few very frequent bytes (1-3 bit codes) among rare
+ * ones (15-bit codes, subtables), no repeats to speak of. */
+void gen_skewed(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rng();
+		unsigned z = (unsigned)__builtin_ctzll(r | (1ull << 40));
+
+		p[i] = (uint8_t)(z < 14 ? z : 14 + (r >> 56) % 242);
+	}
+}
+
+/* Runs of random lengths 1..300 of a few byte values: every RLE1 case
+ * (runs of 1..3, exactly 4, 4 + count, more than 259 split in two). */
+void gen_runs(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 1 + (rng_below(4) ? rng_below(8) : rng_below(300));
+		uint8_t c = (uint8_t)("\0\0AB\xff"[rng_below(5)]);
+
+		while (len-- && i < n)
+			p[i++] = c;
+	}
+}
+
+/* Short zero runs in noise: zero runs and literals around them. */
+void gen_zero_spots(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = rng_below(3) == 0 ? (uint8_t)rng() : (i % 23 < 9 ? 0 : (uint8_t)(i * 7));
+}
+
+/* testgen's gen_mixed with copies from up to 64 KiB back (M4 distances)
+ * too: code-ish bytes, zeros, text, tables, random data. */
+void gen_mixed_far(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t len = 64 + rng_below(16384);
+
+		if (len > n - i)
+			len = n - i;
+		switch (rng_below(7)) {
+		case 0:
+			memset(p + i, 0, len);
+			break;
+		case 1:
+			gen_random(p + i, len);
+			break;
+		case 2:
+			gen_text(p + i, len);
+			break;
+		case 3:
+			gen_periodic(p + i, len, 1 + rng_below(20), 1);
+			break;
+		case 4:
+			gen_tables(p + i, len);
+			break;
+		case 5:         /* a copy from far back: M4 distances */
+			if (i > 65536) {
+				size_t from = i - 16385 - rng_below(49151 - 16385);
+
+				for (size_t k = 0; k < len; k++)
+					p[i + k] = p[from + k];
+				break;
+			}
+			/* fall through */
+		default:
+			gen_edited_copies(p, i, i + len);
+			break;
+		}
+		i += len;
+	}
+}
+
+/* Zero-heavy, like a kernel image's padding and tables: random stretches
+ * with zero runs of 4..6000 bytes between them. */
+void gen_zero_heavy(uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t z = 4 + rng_below(rng_below(4) == 0 ? 6000 : 300), d = 1 + rng_below(64);
+
+		for (size_t k = 0; k < z && i < n; k++)
+			p[i++] = 0;
+		for (size_t k = 0; k < d && i < n; k++)
+			p[i++] = (uint8_t)(1 + rng_below(255));
+	}
+}

@@ -28,5 +28,17 @@ void gen_edited_copies(uint8_t *p, size_t from, size_t to);
 /* Something like an executable: segments of zeros, random data, text,
  * noisy periodic patterns, tables and edited copies. */
 void gen_mixed(uint8_t *p, size_t n);
+/* Skewed literals: a few very frequent bytes among rare ones, no repeats
+ * to speak of (short and long Huffman codes). */
+void gen_skewed(uint8_t *p, size_t n);
+/* Runs of random lengths 1..300 of a few byte values (bzip2's RLE1). */
+void gen_runs(uint8_t *p, size_t n);
+/* Short zero runs in noise. */
+void gen_zero_spots(uint8_t *p, size_t n);
+/* gen_mixed with copies from up to 64 KiB back too. */
+void gen_mixed_far(uint8_t *p, size_t n);
+/* Zero-heavy, like a kernel's padding and tables: random stretches with
+ * zero runs of 4..6000 bytes between them. */
+void gen_zero_heavy(uint8_t *p, size_t n);
 
 #endif

@@ -8,7 +8,10 @@
 #                     only here is size_t 32 bits wide on the host
 #   test_X_m32_asan   -m32 with ASan + UBSan
 # for X in
-#   lz4       decode/lz4_decode.c against liblz4 (tests/test_lz4.c)
+#   reference the differential test: every line of decode/references.def
+#             against our decoder of its codec (tests/test_reference.c);
+#             -m32 with the references that have an i386 library
+#   lz4       decode/lz4_decode.c's hand-made blocks (tests/test_lz4.c)
 #   crc32c    the check value, SSE4.2 path against the tables
 #   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
 #             our LZO-RLE compressor (tests/test_lzo.c)
@@ -32,9 +35,8 @@
 #             ones (Multi-Arch: same wants equal versions, and security
 #             updates reach the two architectures at different times).
 #
-# ci/test-host.sh runs them from an explicit list and fails on a missing
-# one; `make host-tests-list` prints what is built here so that the two
-# lists can be compared.  The -m32 variants need gcc-multilib and
+# ci/test-host.sh runs what `make host-tests-list` prints (what is built
+# here) and fails on a missing binary.  The -m32 variants need gcc-multilib and
 # liblz4-dev:i386 (ci/deps.sh).
 #
 # test_lz4 and test_codecs take extra input files (the test kernels) as
@@ -52,8 +54,10 @@ TEST_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 TEST_VARIANTS        := native asan m32 m32_asan
 TEST_FLAGS_native    :=
 TEST_FLAGS_asan      := $(TEST_SAN_FLAGS)
-TEST_FLAGS_m32       := -m32
-TEST_FLAGS_m32_asan  := -m32 $(TEST_SAN_FLAGS)
+# -m32: tools/reference/reference.c keeps only the references with an
+# i386 library (decode/references.def).
+TEST_FLAGS_m32       := -m32 -DREFERENCE_I386
+TEST_FLAGS_m32_asan  := -m32 -DREFERENCE_I386 $(TEST_SAN_FLAGS)
 # Binary name suffix: none for the plain build.
 test_suffix = $(if $(filter native,$(1)),,_$(1))
 
@@ -73,6 +77,36 @@ $(foreach v,$(TEST_VARIANTS),$(eval $(call TEST_OBJ_RULE,$(v))))
 # inputs they generate from it (tests/testlib.h, tests/testgen.h).
 
 TESTLIB := tests/testlib.c tests/testgen.c
+
+# ---- decode/references.def ---------------------------------------------------
+# Its fields, by sed: REFERENCE(ident, "name", "libs", i386, "tool", ...).
+# REF_NAMES: every reference's name (its glue is tools/reference/NAME.c);
+# REF_I386_NAMES those whose library has an i386 build; REF_LIBS and
+# REF_I386_LIBS what they link; REF_TOOL_CODECS the codecs a Debian tool
+# writes (tests/tool_files.c).
+REF_FIELDS      = sed -n 's/^REFERENCE(\([a-z0-9_]*\), "\([^"]*\)", "\([^"]*\)", \([01]\), "\([^"]*\)".*/$(1)/p' decode/references.def
+REF_NAMES       := $(sort $(shell $(call REF_FIELDS,\2)))
+REF_I386_NAMES  := $(sort $(shell $(call REF_FIELDS,\4 \2) | sed -n 's/^1 //p'))
+REF_LIBS        := $(sort $(shell $(call REF_FIELDS,\3)))
+REF_I386_LIBS   := $(sort $(shell $(call REF_FIELDS,\4 \3) | sed -n 's/^1 //p'))
+REF_TOOL_CODECS := $(sort $(shell $(call REF_FIELDS,\5 \1) | sed -n 's/^[^-][^ ]* //p'))
+# The glue: the table, one file per library, and what LZO-RLE's reference
+# is made of (our parser, tools/reference/lzo_ref.h).
+REF_SRCS        = tools/reference/reference.c $(foreach n,$(1),tools/reference/$(n).c) \
+	$(if $(filter lzo-rle,$(1)),tools/bzpack/compress_lzo_rle_opt.c)
+
+# The differential test: every reference against our decoder of its codec
+# (tests/test_reference.c), -m32 with the references that have an i386
+# build.  A line added to decode/references.def is in it with no edit here.
+TEST_SRCS_reference          := tests/test_reference.c $(call REF_SRCS,$(REF_NAMES)) \
+	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
+TEST_LIBS_reference          := $(REF_LIBS)
+TEST_SRCS_reference_m32      := tests/test_reference.c $(call REF_SRCS,$(REF_I386_NAMES)) \
+	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
+TEST_LIBS_reference_m32      := $(REF_I386_LIBS)
+TEST_SRCS_reference_m32_asan := $(TEST_SRCS_reference_m32)
+TEST_LIBS_reference_m32_asan := $(TEST_LIBS_reference_m32)
+TEST_VARIANTS_reference      := $(TEST_VARIANTS)
 
 TEST_SRCS_lz4     := tests/test_lz4.c decode/lz4_decode.c $(TESTLIB)
 TEST_LIBS_lz4     := -llz4
@@ -131,16 +165,19 @@ TEST_VARIANTS_zstd := native asan
 # no compression library, so it is built in every variant, -m32 included:
 # the only -m32 test of gzip, bzip2, lzma, xz and zstd.  (lzo is not in it:
 # lzop writes a container, not a bare lzo1x stream; see the source.)
-TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,lzma xz gzip bzip2 zstd,decode/$(c)_decode.c)
+TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),decode/$(c)_decode.c)
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := lz4 crc32c codecs lzo gzip gzip32 bzip2 xz zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32c codecs lzo gzip gzip32 bzip2 xz zstd tool_files
 
-# TEST_BIN_RULE NAME VARIANT
+# TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
+# TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.
+test_srcs = $(or $(TEST_SRCS_$(1)_$(2)),$(TEST_SRCS_$(1)))
+test_libs = $(if $(filter undefined,$(origin TEST_LIBS_$(1)_$(2))),$(TEST_LIBS_$(1)),$(TEST_LIBS_$(1)_$(2)))
 define TEST_BIN_RULE
-$(B)/tests/test_$(1)$(call test_suffix,$(2)): $(patsubst %.c,$(B)/tests/obj/$(2)/%.o,$(TEST_SRCS_$(1)))
-	$$(CC) $$(TEST_FLAGS_$(2)) -o $$@ $$(filter %.o,$$^) $$(TEST_LIBS_$(1))
+$(B)/tests/test_$(1)$(call test_suffix,$(2)): $(patsubst %.c,$(B)/tests/obj/$(2)/%.o,$(call test_srcs,$(1),$(2)))
+	$$(CC) $$(TEST_FLAGS_$(2)) -o $$@ $$(filter %.o,$$^) $(call test_libs,$(1),$(2))
 HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
 endef
 $(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))

@@ -68,7 +68,10 @@ $(B)/tools/bench/decode/%.o: decode/%.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
-$(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS)
+# The reference glue (decode/references.def, REF_* of tests/tests.mk);
+# compress_lzo_rle_opt.c is in the codec table's sources already.
+BENCH_REF_OBJS    = $(patsubst %.c,$(B)/host/%.o,$(filter-out $(CODEC_TABLE_SRCS),$(call REF_SRCS,$(REF_NAMES))))
+$(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS) $(BENCH_REF_OBJS)
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 # The seed's experiment (tools/bench/bench_seed.c): the same decoder

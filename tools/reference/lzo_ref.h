@@ -1,5 +1,6 @@
 /* lzo_ref.h - a plain reference decoder for LZO1X / LZO-RLE streams, for
- * tests/test_lzo.c and tests/fuzz_lzo.c only.
+ * tests/test_lzo.c and tests/fuzz_lzo.c, and the lzo-rle line of
+ * decode/references.def (tools/reference/lzo-rle.c).
  *
  * Written straight from Documentation/staging/lzo.rst and the choices at
  * the top of decode/lzo1x_core.h, one byte at a time, with its checks in
