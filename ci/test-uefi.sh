@@ -19,7 +19,7 @@
 #   Secure Boot (OVMF_CODE_4M.secboot.fd, a copy of
 #   OVMF_VARS_4M.snakeoil.fd, \EFI\BOOT\BOOTX64.EFI on an ESP): unsigned,
 #   the firmware refuses it before our stub runs; signed with the snakeoil
-#   key (sbsign) it boots and the kernel says "Secure boot enabled"; the
+#   key (bzpack --sign-key) it boots and the kernel says "Secure boot enabled"; the
 #   signed image with one payload byte changed is refused; an unsigned
 #   image by -kernel never reaches our stub either.  Results go to
 #   $T/efi-firmware.md for the README (make readme-efi).
@@ -171,14 +171,15 @@ sb_refused() {
 			grep -aq "failed to load Boot0001.*Access Denied" "$log"
 	fi
 }
-if ! command -v sbsign > /dev/null || ! command -v openssl > /dev/null; then
-	skip "uefi: Secure Boot" "no sbsign (sbsigntool) or openssl"
-elif [ ! -r "$sb_key" ] || [ ! -r "$OVMF_DIR/$SB_VARS" ]; then
+# The signed image is bzpack's own: the same pack as $img, signed by
+# --sign-key/--sign-cert with the snakeoil key (its passphrase from
+# BZPACK_SIGN_PASSPHRASE).
+if [ ! -r "$sb_key" ] || [ ! -r "$OVMF_DIR/$SB_VARS" ]; then
 	skip "uefi: Secure Boot" "no snakeoil key or variable store ($sb_key, $OVMF_DIR/$SB_VARS)"
-elif ! openssl rsa -in "$sb_key" -passin pass:snakeoil -out "$T/uefi-snakeoil.key" > "$T/uefi-sign.log" 2>&1 ||
-	! sbsign --key "$T/uefi-snakeoil.key" --cert "$sb_cert" --output "$T/uefi-signed.img" "$img" \
-		>> "$T/uefi-sign.log" 2>&1; then
-	fail "uefi: Secure Boot: sign with the snakeoil key" "$(tail -n 2 "$T/uefi-sign.log" | tr '\n' '|')"
+elif ! BZPACK_SIGN_PASSPHRASE=snakeoil pack_cached "$T/uefi-signed.img" "$deb/vmlinuz" -c lz4 \
+		--cmdline "$UEFI_CMDLINE initrd=\\initrd.img" --sign-key "$sb_key" --sign-cert "$sb_cert" \
+		> "$T/uefi-sign.log" 2>&1; then
+	fail "uefi: Secure Boot: bzpack --sign-key/--sign-cert with the snakeoil key" "$(tail -n 2 "$T/uefi-sign.log" | tr '\n' '|')"
 else
 	sb_refused unsigned "$esp"
 	# One byte of the payload changed, after signing: the image hash no
@@ -206,7 +207,7 @@ else
 	fi
 	if bash ci/mkesp.sh "$T/uefi-esp-signed.img" "$T/uefi-signed.img" "$initrd=/initrd.img" > /dev/null 2>&1; then
 		esp_saved=$esp esp=$T/uefi-esp-signed.img
-		UEFI_NOTE=", signed (sbsign, snakeoil key), Secure Boot enforced"
+		UEFI_NOTE=", signed (bzpack --sign-key, snakeoil key), Secure Boot enforced"
 		if uefi_boot "Secure Boot enforced, signed, q35, 1G, ESP" $SB_CODE $SB_VARS q35 1G 1 esp -; then
 			check "uefi: Secure Boot enforced: the kernel says Secure boot enabled" \
 				grep -aq "secureboot: Secure boot enabled" "$UEFI_LOG"
