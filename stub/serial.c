@@ -42,27 +42,27 @@ void serial_puts(const char *s)
 }
 
 /* Decimal by subtracting powers of ten: a 64-bit division would need
- * libgcc's __udivdi3 in the 32-bit stub. */
+ * libgcc's __udivdi3 in the 32-bit stub.  The powers are computed, not
+ * stored: 160 bytes of table against a few instructions. */
+#define U64_DIGITS 20
+
 void serial_put_u64(uint64_t v)
 {
-	static const uint64_t powers[] = {
-		10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
-		10000000000000000ull, 1000000000000000ull, 100000000000000ull,
-		10000000000000ull, 1000000000000ull, 100000000000ull, 10000000000ull,
-		1000000000ull, 100000000ull, 10000000ull, 1000000ull, 100000ull,
-		10000ull, 1000ull, 100ull, 10ull, 1ull,
-	};
-	int started = 0;
+	uint64_t powers[U64_DIGITS];
+	int i;
 
-	for (size_t i = 0; i < sizeof(powers) / sizeof(powers[0]); i++) {
+	powers[0] = 1;
+	for (i = 1; i < U64_DIGITS; i++)
+		powers[i] = powers[i - 1] * 10;
+	for (i = U64_DIGITS - 1; i > 0 && v < powers[i]; i--)
+		;
+	for (; i >= 0; i--) {
 		char digit = '0';
 		while (v >= powers[i]) {
 			v -= powers[i];
 			digit++;
 		}
-		started |= digit != '0' || powers[i] == 1;
-		if (started)
-			serial_putc(digit);
+		serial_putc(digit);
 	}
 }
 

@@ -10,9 +10,18 @@ STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode
 # 32-bit kernel the way the boot protocol wants).
 STUB_EFI_OBJS_32 :=
 STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
-# efi.c runs once, mostly waiting on firmware calls: size over speed
-# (7.3 -> 5.8 KB in every 64-bit stub).
-$(B)/stub/64/efi.o: STUB_CFLAGS += -Os
+# Cold code is built for size: it runs once per boot, and its time is
+# the firmware's and the serial port's, not ours.  The UEFI entry
+# (efi.c), the boot story and its report (main.c), the memory plan
+# (memory.c), KASLR (kaslr.c) and COM1 (serial.c).  -Oz (GCC 12) is -Os
+# and fewer bytes per constant and call; switch statements as compares,
+# not tables of PIC offsets.  What the decompress and verify phases run
+# stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
+# stub_decode.
+STUB_COLD_CFLAGS := -Oz -fno-jump-tables
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o memory.o kaslr.o serial.o)) \
+	$(B)/stub/64/efi.o
+$(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
