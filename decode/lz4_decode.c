@@ -48,9 +48,9 @@
  *     happens to be full, so a block cut at a sequence boundary is caught.
  *   - Empty output: liblz4 encodes 0 bytes as the one-byte block {0x00}
  *     (a final token without literals), which decodes OK with dst_len 0.
- *     As a convenience src_len 0 with dst_len 0 is also DECODE_OK
- *     (nothing to consume, nothing to produce); src_len 0 with dst_len > 0
- *     is DECODE_TRUNCATED.  A NULL src or dst is fine with length 0.
+ *     src_len 0 is DECODE_TRUNCATED whatever dst_len is: a block holds at
+ *     least its final token, liblz4 refuses it too, and a stream cut to
+ *     nothing must not decode.  A NULL src or dst is fine with length 0.
  *   - The low nibble of the final token has no match to describe and is
  *     ignored, as the spec gives it no meaning there.
  *   - src and dst must not overlap (no in-place decoding).
@@ -531,7 +531,7 @@ enum decode_status lz4_decode(const uint8_t *src, size_t src_len,
 	/* Zero-length block: see "Choices" at the top.  Also keeps NULL + 0
 	 * out of the pointer arithmetic below. */
 	if (src_len == 0)
-		return dst_len == 0 ? DECODE_OK : DECODE_TRUNCATED;
+		return DECODE_TRUNCATED;
 	if (dst_len == 0)
 		dst = &none;    /* never written: every write is checked against oend */
 

@@ -30,7 +30,8 @@
  *     header can say is accepted: the output is the window.
  *   - Decoding succeeds only if the input is consumed exactly (frames
  *     and skippable frames, nothing after them) and exactly dst_len bytes
- *     were produced.  src_len 0 with dst_len 0 is DECODE_OK, like lz4.
+ *     were produced.  src_len 0 with dst_len 0 is DECODE_OK: no frames, as
+ *     libzstd reads it.
  *   - A frame whose Frame_Content_Size disagrees with what its blocks
  *     produce is DECODE_CORRUPT; one whose checksum disagrees is
  *     DECODE_CHECK_MISMATCH.

@@ -85,7 +85,7 @@ static enum decode_status ref_decode(const uint8_t *src, size_t n, uint8_t *dst,
 	sh->zero_offset = 0;
 	if (n == 0) {
 		sh->compliant = 0;      /* no block at all: liblz4 says -1 */
-		return cap == 0 ? DECODE_OK : DECODE_TRUNCATED;
+		return DECODE_TRUNCATED;
 	}
 	for (;;) {
 		if (ip == n)
