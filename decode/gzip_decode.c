@@ -284,6 +284,9 @@ static uint32_t crc32_strides(const uint32_t t[8][256], uint32_t shift, uint32_t
 
 enum table_kind { KIND_PRECODE, KIND_LITLEN, KIND_DIST };
 
+/* How many interleaved runs build_table() counts and sorts symbols in. */
+#define BUILD_PARTS 2
+
 /* An entry without its code length: flags, value, extra bit count. */
 static ALWAYS_INLINE uint32_t symbol_template(enum table_kind kind, unsigned sym)
 {
@@ -328,15 +331,33 @@ static enum decode_status build_table(uint32_t *table, unsigned cap, unsigned tb
 				      enum table_kind kind, const uint8_t *lens, unsigned nsyms,
 				      uint16_t *sorted)
 {
-	unsigned count[MAX_CODE_LEN + 1] = { 0 };
-	unsigned offs[MAX_CODE_LEN + 1];
+	/* The symbols are counted and sorted as BUILD_PARTS runs of
+	 * consecutive symbols, interleaved, each with its own counters:
+	 * neighbouring symbols mostly share a length, and one set of
+	 * counters makes every increment wait for the store of the one
+	 * before (this builder took ~9 % of a kernel's decode time, half of
+	 * it in those two chains).  Two runs: four were no faster on the
+	 * host and cost the stub more instructions (the per-run prefix
+	 * sums).  part[p][len]: first the counts of run p, then where its
+	 * next symbol of length len goes in sorted. */
+	unsigned part[BUILD_PARTS][MAX_CODE_LEN + 1] = { { 0 } };
+	unsigned count[MAX_CODE_LEN + 1];
 	const unsigned tsize = 1u << tbits;
-	unsigned maxlen = 0, len, i, n, k;
+	/* Run p is [p * q, (p + 1) * q), the last run also takes the
+	 * nsyms % BUILD_PARTS symbols after them. */
+	const unsigned q = nsyms / BUILD_PARTS;
+	unsigned maxlen = 0, len, i, n, k, p, pos;
 	int left;
 
-	for (i = 0; i < nsyms; i++)
-		count[lens[i]]++;
-	count[0] = 0;
+	_Static_assert(BUILD_PARTS == 2, "the loops below have two runs");
+	for (i = 0; i < q; i++) {
+		part[0][lens[i]]++;
+		part[1][lens[q + i]]++;
+	}
+	for (i = BUILD_PARTS * q; i < nsyms; i++)
+		part[BUILD_PARTS - 1][lens[i]]++;
+	for (len = 0; len <= MAX_CODE_LEN; len++)
+		count[len] = part[0][len] + part[1][len];
 
 	/* Kraft sum: left is the number of unused codes of the current
 	 * length; below zero the code is over-subscribed. */
@@ -357,13 +378,28 @@ static enum decode_status build_table(uint32_t *table, unsigned cap, unsigned tb
 			table[i] = E_INVALID_1BIT;
 	}
 
-	/* Symbols in canonical order. */
-	offs[1] = 0;
-	for (len = 1; len < MAX_CODE_LEN; len++)
-		offs[len + 1] = offs[len] + count[len];
-	for (i = 0; i < nsyms; i++)
-		if (lens[i])
-			sorted[offs[lens[i]]++] = (uint16_t)i;
+	/* Symbols in canonical order: by length, then by symbol, so run p's
+	 * symbols of a length go after those of the runs before it.  The
+	 * unused symbols (length 0) go after every coded one, where nothing
+	 * reads them: sorted has room for all nsyms, and no branch skips
+	 * them. */
+	pos = 0;
+	for (len = 1; len <= MAX_CODE_LEN + 1; len++) {
+		const unsigned l = len <= MAX_CODE_LEN ? len : 0;     /* 0 last */
+
+		for (p = 0; p < BUILD_PARTS; p++) {
+			const unsigned c = part[p][l];
+
+			part[p][l] = pos;
+			pos += c;
+		}
+	}
+	for (i = 0; i < q; i++) {
+		sorted[part[0][lens[i]]++] = (uint16_t)i;
+		sorted[part[1][lens[q + i]]++] = (uint16_t)(q + i);
+	}
+	for (i = BUILD_PARTS * q; i < nsyms; i++)
+		sorted[part[BUILD_PARTS - 1][lens[i]]++] = (uint16_t)i;
 
 	/* Codes that fit the primary table, shortest first, into a table
 	 * that grows with them: while the codes have at most len bits the
