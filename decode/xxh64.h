@@ -29,17 +29,28 @@ static ALWAYS_INLINE uint64_t xxh_rotl64(uint64_t x, unsigned r)
 	return x << r | x >> ((64 - r) & 63);
 }
 
-/* On i686 a 64-bit multiply is a dozen instructions: the round is kept out
- * of line there, where code size counts more (the 32-bit stub's budget). */
+static ALWAYS_INLINE uint64_t xxh_lane(uint64_t acc, uint64_t lane)
+{
+	return xxh_rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
+}
+
+/* On i686 a 64-bit multiply is three 32-bit ones and some adds: the round
+ * is kept out of line there, where code size counts more (the 32-bit zstd
+ * stub's budget).  An includer that wants the speed of the stripe loop
+ * instead (the stub's payload check) defines XXH_STRIPE_ROUND as xxh_lane
+ * first; the tail and the merges stay out of line. */
 #if defined(__i386__)
 #define XXH_INLINE NOINLINE
 #else
 #define XXH_INLINE ALWAYS_INLINE
 #endif
+#ifndef XXH_STRIPE_ROUND
+#define XXH_STRIPE_ROUND xxh_round
+#endif
 
 static XXH_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
 {
-	return xxh_rotl64(acc + lane * XXH_P2, 31) * XXH_P1;
+	return xxh_lane(acc, lane);
 }
 
 static ALWAYS_INLINE uint64_t xxh_merge(uint64_t acc, uint64_t v)
@@ -74,10 +85,10 @@ static MAYBE_UNUSED void xxh_update(struct xxh *h, const uint8_t *end)
 	if ((size_t)(end - p) >= XXH_STRIPE) {
 		const uint8_t *last = end - XXH_STRIPE;
 		do {
-			v1 = xxh_round(v1, load_le64(p));
-			v2 = xxh_round(v2, load_le64(p + 8));
-			v3 = xxh_round(v3, load_le64(p + 16));
-			v4 = xxh_round(v4, load_le64(p + 24));
+			v1 = XXH_STRIPE_ROUND(v1, load_le64(p));
+			v2 = XXH_STRIPE_ROUND(v2, load_le64(p + 8));
+			v3 = XXH_STRIPE_ROUND(v3, load_le64(p + 16));
+			v4 = XXH_STRIPE_ROUND(v4, load_le64(p + 24));
 			p += XXH_STRIPE;
 		} while (p <= last);
 	}
