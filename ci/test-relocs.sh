@@ -218,10 +218,12 @@ table_at=$((payload_at + out_size - relocs_size))
 # checked, right after the first zero terminator, points below the kernel).
 damage() {
 	python3 - "$@" "$hdr_at" "$payload_at" "$table_at" "$relocs_size" "$out_size" \
-		"$BZHDR_relocs_crc" "$BZHDR_payload_crc" "$BZHDR_payload_xxh64" "$BZHDR_header_crc" <<'EOF'
+		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh64" "$BZHDR_payload_crc" "$BZHDR_payload_xxh64" \
+		"$BZHDR_header_crc" <<'EOF'
 import struct, sys
 src, dst, what, reseal = sys.argv[1:5]
-hdr, payload, table, relocs_size, out_size, o_relocs, o_payload, o_xxh64, o_header = map(int, sys.argv[5:])
+(hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh64, o_payload, o_xxh64,
+ o_header) = map(int, sys.argv[5:])
 POLY = 0x82f63b78                        # CRC-32C, as decode/crc32c.c
 T = []
 for i in range(256):
@@ -272,6 +274,7 @@ else:                                   # the first word is a terminator; the ne
     struct.pack_into("<I", d, table + 4, 0x1000)
 if reseal == "all":
     struct.pack_into("<I", d, hdr + o_relocs, crc(d[table:table + relocs_size]))
+    struct.pack_into("<Q", d, hdr + o_relocs_xxh64, xxh64(bytes(d[table:table + relocs_size])))
 if reseal in ("all", "payload"):
     struct.pack_into("<I", d, hdr + o_payload, crc(d[payload:payload + out_size]))
     struct.pack_into("<Q", d, hdr + o_xxh64, xxh64(bytes(d[payload:payload + out_size])))

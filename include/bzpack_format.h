@@ -338,7 +338,8 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
 					   5: in place: offsets from the run base, inplace_offset;
-					   6: payload_xxh64 (the stub's check without SSE4.2) */
+					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
+					      SSE4.2) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -389,19 +390,22 @@ struct bzpack_header {
 	uint64_t payload_xxh64;         /* 0x64: XXH64 (seed 0) of the payload: checked instead
 					   of payload_crc on a CPU without SSE4.2 (README,
 					   "Integrity") */
-	uint32_t header_crc;            /* 0x6c: CRC32C of bytes 0x00..0x6b: every byte above */
+	uint64_t relocs_xxh64;          /* 0x6c: XXH64 of the decompressed table, checked instead
+					   of relocs_crc without SSE4.2; 0 without a table */
+	uint32_t header_crc;            /* 0x74: CRC32C of bytes 0x00..0x73: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x70
+#define BZPACK_HEADER_SIZE      0x78
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, "payload_xxh64");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x6c, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x74, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

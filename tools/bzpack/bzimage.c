@@ -517,6 +517,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		if (h->relocs_size) {
 			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
 			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
+			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
 			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
 		} else {
 			info_text(o, "none: the kernel cannot move");

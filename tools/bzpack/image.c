@@ -171,6 +171,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->out_addr = (uint32_t)k->addr;
 	h->relocs_size = (uint32_t)k->relocs_size;
 	h->relocs_crc = crc32c_update(&crc, 0, k->blob.data + kernel_size(k), k->relocs_size);
+	h->relocs_xxh64 = k->relocs_size ? xxh64(k->blob.data + kernel_size(k), k->relocs_size) : 0;
 	h->virt_addr = k->virt_addr;
 	h->out_align = (uint32_t)(k->relocs_size ? k->align : 0);
 	h->out_size = (uint32_t)k->blob.size;
