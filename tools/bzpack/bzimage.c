@@ -134,13 +134,13 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 	return le32(h) == BZPACK_MAGIC ? h : NULL;
 }
 
+/* A second line, not the CRC32C one: --info tells which check failed. */
+#define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
+
 /* The same checks as the stub's, in the same order, and then some: an
  * image the stub would refuse is neither described as sound nor
  * repacked.  Past the format check every check runs, so that --info lists
  * each one that fails; the payload is decoded only when all held. */
-/* A second line, not the CRC32C one: --info tells which check failed. */
-#define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
-
 static int read_ours(const uint8_t *raw, const uint8_t *payload,
 		     struct buffer *out, struct bzimage_info *info, struct error *err)
 {
@@ -517,8 +517,8 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		if (h->relocs_size) {
 			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
 			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
-			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
 			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
+			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
 		} else {
 			info_text(o, "none: the kernel cannot move");
 			info_field_num(o, "relocs_size", 0);
