@@ -265,7 +265,7 @@ bad "ELF32 p_offset 0xfffff000" "$f" "segment at 0x1001000 runs past the end of 
 f=$(variant offset-wraps "$M64"); ph "$f" 1 offset -256
 bad "ELF64 p_offset + p_filesz wraps" "$f" "segment at 0x1001000 runs past the end of the file"
 f=$C/truncated-kernel.elf; head -c $((1 << 20)) "$K64" > "$f"
-bad "test kernel cut at 1 MiB" "$f" "segment at 0x1001000 runs past the end of the file (truncated?)"
+bad "test kernel cut at 1 MiB" "$f" "$(printf 'segment at 0x%x runs past the end of the file (truncated?)' "$(ph "$K64" 1 paddr)")"
 f=$(variant filesz-gt-memsz "$M64"); ph "$f" 1 memsz $((0x7ff))
 bad "filesz > memsz" "$f" "segment at 0x1001000 has filesz > memsz"
 f=$(variant memsz-0-filesz "$M32"); ph "$f" 1 memsz 0
