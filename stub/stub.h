@@ -30,7 +30,7 @@ struct crc32c_table;
 struct stub_times {
 	uint64_t start;         /* rdtsc at the first instruction we know of */
 	uint64_t move, verify, decompress; /* cycles of each phase */
-	const char *check;      /* the payload checksum the verify ran: crc32c-hw, xxh64, crc32c */
+	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
