@@ -379,7 +379,7 @@ struct bzpack_header {
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
 	uint32_t relocs_size;           /* 0x48: the relocation table at the end of the output; 0: none */
-	uint32_t relocs_crc;            /* 0x4c: CRC32C of the decompressed table */
+	uint32_t relocs_crc;            /* 0x4c: CRC32C of the decompressed table (checked with SSE4.2) */
 	uint64_t virt_addr;             /* 0x50: the kernel's virtual address of out_addr, which
 					   the table's entries are relative to */
 	uint32_t out_align;             /* 0x58: with a table, where the kernel runs is aligned to
