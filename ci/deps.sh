@@ -15,7 +15,10 @@ systemd-boot-efi ipxe syslinux syslinux-common dosfstools
 clang-14 libclang-rt-14-dev
 liblz4-dev:i386 liblzo2-dev:i386 libdeflate-dev:i386
 lib32stdc++-12-dev
-flex bison bc libelf-dev gdb"
+flex bison bc libelf-dev gdb
+libxxhash-dev"
+# libxxhash-dev is the reference tests/test_xxh64.c checks decode/xxh64.h
+# against (the stub's payload check without SSE4.2).
 # flex, bison, bc and libelf-dev build Linux from Debian's linux-source-6.1
 # (ci/linux-src.sh, for ci/test-linux.sh); gdb checks the instruction
 # counting method there against our report line.

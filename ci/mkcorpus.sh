@@ -133,11 +133,12 @@ PT_NULL=0 PT_LOAD=1 PT_NOTE=4
 
 # ---- the bases ------------------------------------------------------------
 
-# mini BITS: $C/base-miniBITS.elf, the test kernel cut to its first three
-# pages.  Segment 0 (code, 0x1000000, entry) cut to 0x800 bytes, so that
+# mini BITS: $C/base-miniBITS.elf, the test kernel cut to three pages.
+# Segment 0 (code, 0x1000000, entry) cut to 0x800 bytes, so that
 # 0x1000800-0x1000fff is a gap whatever the code's size; segment 1 the first
-# 0x800 bytes of the data at 0x1001000; segment 2 a bss of 0x1000 bytes at
-# 0x1002000 with 4 file bytes.
+# 0x800 bytes of the data, put at 0x1001000 (the data's first page follows
+# the code's pages in the file, wherever the linker put it); segment 2 a
+# bss of 0x1000 bytes at 0x1002000 with 4 file bytes.
 mini() {
 	local bits=$1 src out=$C/base-mini$1.elf
 	src=$B/images/testkern$bits.elf
@@ -145,11 +146,12 @@ mini() {
 		[ "$(ph "$src" 0 paddr)" = $((0x1000000)) ] && [ "$(ph "$src" 0 offset)" = $((0x1000)) ] &&
 		[ "$(eh "$src" entry)" = $((0x1000000)) ] ||
 		{ echo "mkcorpus: $src is not laid out as expected" >&2; exit 1; }
-	head -c $((0x3000)) "$src" > "$out"
+	{ head -c $((0x2000)) "$src"; tail -c +$(($(ph "$src" 1 offset) + 1)) "$src" | head -c $((0x1000)); } > "$out"
 	eh "$out" shoff 0
 	eh "$out" shnum 0
 	ph "$out" 0 filesz $((0x800)); ph "$out" 0 memsz $((0x800))
-	ph "$out" 1 offset $((0x2000)); ph "$out" 1 filesz $((0x800)); ph "$out" 1 memsz $((0x800))
+	ph "$out" 1 offset $((0x2000)); ph "$out" 1 paddr $((0x1001000))
+	ph "$out" 1 filesz $((0x800)); ph "$out" 1 memsz $((0x800))
 	ph "$out" 2 offset $((0x2800)); ph "$out" 2 paddr $((0x1002000))
 	ph "$out" 2 filesz 4; ph "$out" 2 memsz $((0x1000))
 }
@@ -263,7 +265,7 @@ bad "ELF32 p_offset 0xfffff000" "$f" "segment at 0x1001000 runs past the end of 
 f=$(variant offset-wraps "$M64"); ph "$f" 1 offset -256
 bad "ELF64 p_offset + p_filesz wraps" "$f" "segment at 0x1001000 runs past the end of the file"
 f=$C/truncated-kernel.elf; head -c $((1 << 20)) "$K64" > "$f"
-bad "test kernel cut at 1 MiB" "$f" "segment at 0x1001000 runs past the end of the file (truncated?)"
+bad "test kernel cut at 1 MiB" "$f" "$(printf 'segment at 0x%x runs past the end of the file (truncated?)' "$(ph "$K64" 1 paddr)")"
 f=$(variant filesz-gt-memsz "$M64"); ph "$f" 1 memsz $((0x7ff))
 bad "filesz > memsz" "$f" "segment at 0x1001000 has filesz > memsz"
 f=$(variant memsz-0-filesz "$M32"); ph "$f" 1 memsz 0

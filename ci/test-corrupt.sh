@@ -10,7 +10,9 @@
 # The damage falls in regions, each with the outcomes it allows:
 #
 #   payload                 bit flips anywhere in the payload: covered by
-#                           payload_crc, so "bzpack: error:" only
+#                           payload_crc and payload_xxh64 (the stub checks
+#                           one, by its CPU: ci/test-verify.sh boots both
+#                           paths), so "bzpack: error:" only
 #   bzpack_header           bit flips in the bzpack_header (at payload_offset
 #                           - BZPACK_HEADER_SIZE in the protected-mode part);
 #                           every byte is hit once per codec, a random bit

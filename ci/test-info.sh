@@ -118,7 +118,8 @@ if [ -s "$img" ]; then
 		printf "$(printf '\\%03o' $((b ^ 0xff)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 	}
 	cp "$img" "$INFO_DIR/payload.img"; flip "$INFO_DIR/payload.img" $((so + po + 200))
-	info_case "--info --json: payload damaged" "$INFO_DIR/payload.img" 1 "bzpack payload: checksum mismatch"
+	info_case "--info --json: payload damaged: both checksums listed" "$INFO_DIR/payload.img" 1 \
+		"bzpack payload: checksum mismatch" "bzpack payload: checksum mismatch (XXH64)"
 	cp "$img" "$INFO_DIR/two.img"
 	flip "$INFO_DIR/two.img" $((hdr + BZHDR_out_size + 1))
 	flip "$INFO_DIR/two.img" $((SETUP_HDR_init_size + 1))

@@ -334,10 +334,12 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   5       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   6       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
-					   5: in place: offsets from the run base, inplace_offset */
+					   5: in place: offsets from the run base, inplace_offset;
+					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
+					      SSE4.2) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -365,7 +367,7 @@ struct bzpack_header {
 	uint8_t  bits;                  /* 0x07: 32 or 64: the mode the kernel is entered in */
 	uint32_t header_size;           /* 0x08: sizeof(struct bzpack_header) */
 	uint32_t payload_size;          /* 0x0c: compressed bytes after this header */
-	uint32_t payload_crc;           /* 0x10: CRC32C of those bytes */
+	uint32_t payload_crc;           /* 0x10: CRC32C of those bytes (checked with SSE4.2) */
 	uint32_t out_addr;              /* 0x14: physical address of the first output byte, the
 					   image at BZPACK_LOAD_ADDR (the kernel's link address) */
 	uint32_t out_size;              /* 0x18: decompressed bytes, relocs_size included */
@@ -377,7 +379,7 @@ struct bzpack_header {
 	uint32_t workspace_size;        /* 0x34: the decoder's workspace, right after the scratch */
 	struct kernel_info kernel_info; /* 0x38: boot protocol 2.15 */
 	uint32_t relocs_size;           /* 0x48: the relocation table at the end of the output; 0: none */
-	uint32_t relocs_crc;            /* 0x4c: CRC32C of the decompressed table */
+	uint32_t relocs_crc;            /* 0x4c: CRC32C of the decompressed table (checked with SSE4.2) */
 	uint64_t virt_addr;             /* 0x50: the kernel's virtual address of out_addr, which
 					   the table's entries are relative to */
 	uint32_t out_align;             /* 0x58: with a table, where the kernel runs is aligned to
@@ -385,18 +387,25 @@ struct bzpack_header {
 	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
 					   goes, its end at most scratch_offset */
 	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x64: CRC32C of bytes 0x00..0x63: every byte above */
+	uint64_t payload_xxh64;         /* 0x64: XXH64 (seed 0) of the payload: checked instead
+					   of payload_crc on a CPU without SSE4.2 (README,
+					   "Integrity") */
+	uint64_t relocs_xxh64;          /* 0x6c: XXH64 of the decompressed table, checked instead
+					   of relocs_crc without SSE4.2; 0 without a table */
+	uint32_t header_crc;            /* 0x74: CRC32C of bytes 0x00..0x73: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x68
+#define BZPACK_HEADER_SIZE      0x78
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x64, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, "payload_xxh64");
+_Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x74, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

@@ -30,14 +30,15 @@ struct crc32c_table;
 struct stub_times {
 	uint64_t start;         /* rdtsc at the first instruction we know of */
 	uint64_t move, verify, decompress; /* cycles of each phase */
+	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
 			      const struct crc32c_table *crc);
-/* Verify the payload's CRC32C, decompress it to out (where the kernel
+/* Verify the payload's checksum, decompress it to out (where the kernel
  * runs, or where the EFI entry stages it), check its relocation table and
  * apply it moved by delta (nothing when 0), clear the bss after it; fills
- * t->verify and t->decompress. */
+ * t->verify, t->check and t->decompress. */
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
 			struct stub_times *t, const char **detail);

@@ -13,6 +13,8 @@
 #             -m32 with the references that have an i386 library
 #   lz4       decode/lz4_decode.c's hand-made blocks (tests/test_lz4.c)
 #   crc32c    the check value, SSE4.2 path against the tables
+#   xxh64     decode/xxh64.h: published values, then against libxxhash
+#             (native and ASan: no i386 libxxhash in ci/deps.sh)
 #   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
 #             our LZO-RLE compressor (tests/test_lzo.c)
 #   gzip      decode/gzip_decode.c against libdeflate and zlib
@@ -116,6 +118,10 @@ TEST_SRCS_crc32c     := tests/test_crc32c.c decode/crc32c.c
 TEST_LIBS_crc32c     :=
 TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
+TEST_SRCS_xxh64     := tests/test_xxh64.c
+TEST_LIBS_xxh64     := -lxxhash
+TEST_VARIANTS_xxh64 := native asan
+
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
 TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/bzpack/inplace.c \
@@ -169,7 +175,7 @@ TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),de
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := reference lz4 crc32c codecs lzo gzip gzip32 bzip2 xz zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32c xxh64 codecs lzo gzip gzip32 bzip2 xz zstd tool_files
 
 # TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
 # TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.

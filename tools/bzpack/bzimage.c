@@ -20,6 +20,7 @@
 
 #include "codecs.h"
 #include "crc32c.h"
+#include "xxh64.h"
 #include "decode.h"
 #include "info_out.h"
 #include "linux_codecs.h"
@@ -133,6 +134,9 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 	return le32(h) == BZPACK_MAGIC ? h : NULL;
 }
 
+/* A second line, not the CRC32C one: --info tells which check failed. */
+#define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
+
 /* The same checks as the stub's, in the same order, and then some: an
  * image the stub would refuse is neither described as sound nor
  * repacked.  Past the format check every check runs, so that --info lists
@@ -184,6 +188,9 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload,
 	if (h->payload_size <= info->payload_length &&
 	    h->payload_crc != crc32c_update(&crc, 0, payload, h->payload_size))
 		failed(info, err, "bzpack payload: checksum mismatch");
+	/* Both checksums: the stub checks one or the other, by its CPU. */
+	if (h->payload_size <= info->payload_length && h->payload_xxh64 != xxh64(payload, h->payload_size))
+		failed(info, err, XXH64_MISMATCH);
 	if (info->nfailed)
 		return -1;
 	out->size = h->out_size;
@@ -511,6 +518,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
 			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
 			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
+			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
 		} else {
 			info_text(o, "none: the kernel cannot move");
 			info_field_num(o, "relocs_size", 0);
@@ -523,11 +531,12 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_text(o, " + header %d)", BZPACK_HEADER_SIZE);
 		info_end(o);
 		/* Each CRC is "ok" only when its check ran and held. */
-		int header_ok = 1, setup_ok = 1, payload_bad = 0;
+		int header_ok = 1, setup_ok = 1, payload_bad = 0, xxh64_bad = 0;
 		for (unsigned n = 0; n < i->nfailed; n++) {
 			header_ok &= strcmp(i->failed[n], "bzpack header: checksum mismatch") != 0;
 			setup_ok &= strncmp(i->failed[n], "setup header fields changed", 27) != 0;
 			payload_bad |= strcmp(i->failed[n], "bzpack payload: checksum mismatch") == 0;
+			xxh64_bad |= strcmp(i->failed[n], XXH64_MISMATCH) == 0;
 		}
 		info_begin(o, "checksums");
 		info_num(o, "header_crc", "CRC32C bzpack header 0x%08llx", (unsigned long long)h->header_crc);
@@ -536,6 +545,8 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_str(o, "setup_crc_check", " %s", setup_ok ? "ok" : "MISMATCH");
 		info_num(o, "payload_crc", ", payload 0x%08llx", (unsigned long long)h->payload_crc);
 		info_str(o, "payload_crc_check", " %s", i->decompressed ? "ok" : payload_bad ? "MISMATCH" : "not checked");
+		info_num(o, "payload_xxh64", ", XXH64 payload 0x%016llx", (unsigned long long)h->payload_xxh64);
+		info_str(o, "payload_xxh64_check", " %s", i->decompressed ? "ok" : xxh64_bad ? "MISMATCH" : "not checked");
 		info_end(o);
 	} else if (i->decompressed && i->elf_bits) {
 		info_begin(o, "entry");
