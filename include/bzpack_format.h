@@ -304,6 +304,8 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *                     BZPACK_LOAD_ADDR is where 16-bit loaders put it)
  *                     struct bzpack_header   (at the stub's _stub_end)
  *                     payload                (payload_size bytes)
+ *                     ELF record             (elf_size bytes, bzpack_elf.h: for
+ *                                            --extract only, the stub never reads it)
  *   image end         = L + syssize * 16
  *
  * The payload decompresses to out_size bytes where the kernel runs,
@@ -334,10 +336,11 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   5       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   6       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
-					   5: in place: offsets from the run base, inplace_offset */
+					   5: in place: offsets from the run base, inplace_offset;
+					   6: the ELF record after the payload: elf_size, elf_crc */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -385,18 +388,20 @@ struct bzpack_header {
 	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
 					   goes, its end at most scratch_offset */
 	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x64: CRC32C of bytes 0x00..0x63: every byte above */
+	uint32_t elf_size;              /* 0x64: the ELF record right after the payload (bzpack_elf.h) */
+	uint32_t elf_crc;               /* 0x68: CRC32C of its bytes */
+	uint32_t header_crc;            /* 0x6c: CRC32C of bytes 0x00..0x6b: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x68
+#define BZPACK_HEADER_SIZE      0x70
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x64, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x6c, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 
