@@ -60,6 +60,7 @@ _Static_assert(sizeof(struct bzpack_elf_record) == BZPACK_ELF_RECORD_SIZE, "bzpa
 #define BZPACK_RELOCS_SECTION   ".vmlinux.relocs"
 
 struct bzpack_note_packed {
+	uint32_t crc;                   /* CRC32C of the rest of the descriptor, the string included */
 	uint32_t out_align;             /* bzpack_header.out_align: the table's alignment, 0: none */
 	uint16_t root_flags, ram_size, vid_mode, root_dev, start_sys_seg, setup_move_size;
 	uint32_t initrd_addr_max, cmdline_size;
@@ -68,7 +69,7 @@ struct bzpack_note_packed {
 	uint8_t  level;                 /* and what -l */
 	/* the kernel's version, NUL-terminated (may be "") */
 } __attribute__((packed));
-#define BZPACK_NOTE_PACKED_SIZE 28
+#define BZPACK_NOTE_PACKED_SIZE 32
 _Static_assert(sizeof(struct bzpack_note_packed) == BZPACK_NOTE_PACKED_SIZE, "bzpack_note_packed");
 
 #endif

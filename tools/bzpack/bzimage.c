@@ -556,6 +556,15 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 			info_field_num(o, "relocs_size", 0);
 		}
 		info_end(o);
+		if (i->elf_read) {
+			/* What --extract gives back, and the flags that pack it again. */
+			info_begin(o, "elf record");
+			info_num(o, "elf_bits", "ELF%llu", (unsigned long long)h->bits);
+			info_num(o, "elf_phnum", ", %llu program headers", (unsigned long long)i->elf.phnum);
+			info_str(o, "pack_codec", "; packed with -c %s", i->codec);
+			info_num(o, "pack_level", " -l %llu", (unsigned long long)i->level);
+			info_end(o);
+		}
 		info_begin(o, "overhead");
 		info_num(o, "overhead", "%llu bytes", (unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE));
 		info_text(o, " (setup %llu", (unsigned long long)i->setup_size);

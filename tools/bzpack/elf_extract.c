@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32c.h"
 #include "relocs_elf.h"
 
 #define NOTE_SECTION        ".note.bzpack"
@@ -201,6 +202,14 @@ static uint32_t __attribute__((format(printf, 4, 5))) add_name(char *names, size
 	return (uint32_t)at;
 }
 
+/* The note descriptor's CRC: of its bytes after the crc field. */
+static uint32_t note_crc(const uint8_t *desc, size_t size)
+{
+	static struct crc32c_table crc;
+	crc32c_init(&crc, 0);
+	return crc32c_update(&crc, 0, desc + sizeof(uint32_t), size - sizeof(uint32_t));
+}
+
 /* The note's bytes: Elf_Nhdr, the name, the descriptor (bzpack_elf.h). */
 static size_t build_note(const struct kernel *k, unsigned codec, uint8_t *dst)
 {
@@ -219,8 +228,10 @@ static size_t build_note(const struct kernel *k, unsigned codec, uint8_t *dst)
 
 	memcpy(dst + at, &n, sizeof(n)), at += sizeof(n);
 	memcpy(dst + at, BZPACK_NOTE_NAME, name), at += align_up(name, 4);
-	memcpy(dst + at, &d, sizeof(d)), at += sizeof(d);
-	memcpy(dst + at, k->version, vlen), at += vlen;
+	memcpy(dst + at + sizeof(d), k->version, vlen);
+	memcpy(dst + at, &d, sizeof(d));
+	d.crc = note_crc(dst + at, sizeof(d) + vlen);
+	memcpy(dst + at, &d, sizeof(d)), at += sizeof(d) + vlen;
 	return align_up(at, 4);
 }
 
@@ -335,6 +346,8 @@ int elf_note_apply(struct kernel *k, const struct buffer *f, struct error *err)
 	    h.n_type != BZPACK_NOTE_PACKED || h.n_descsz < sizeof(d) + 1 || h.n_descsz > n.size - at)
 		return fail_with(err, "%s note: not one bzpack wrote", NOTE_SECTION);
 	memcpy(&d, n.data + at, sizeof(d));
+	if (d.crc != note_crc(n.data + at, h.n_descsz))
+		return fail_with(err, "%s note: checksum mismatch", NOTE_SECTION);
 	const char *version = (const char *)n.data + at + sizeof(d);
 	size_t vmax = h.n_descsz - sizeof(d), vlen = strnlen(version, vmax);
 	if (vlen == vmax || vlen >= KERNEL_VERSION_MAX)
