@@ -120,6 +120,9 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 			ptype = ph.p_type, pflags = ph.p_flags;
 			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
 		}
+		int loads = ptype == PT_LOAD && (s.memsz != 0 || s.filesz != 0);
+		if (loads && *nsegs == MAX_SEGMENTS)
+			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
 		if (nall < BZPACK_ELF_PHDRS_MAX)
 			all[nall] = s, types[nall] = ptype, flags[nall++] = pflags;
 		else if (ptype == PT_LOAD)
@@ -127,10 +130,8 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 					 BZPACK_ELF_PHDRS_MAX);
 		/* An empty PT_LOAD loads nothing; one with file bytes but
 		 * no memory is caught as filesz > memsz below. */
-		if (ptype != PT_LOAD || (s.memsz == 0 && s.filesz == 0))
+		if (!loads)
 			continue;
-		if (*nsegs == MAX_SEGMENTS)
-			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
 		segs[(*nsegs)++] = s;
 		if (s.offset <= f->size && s.filesz <= f->size - s.offset && s.offset + s.filesz > *file_end)
 			*file_end = s.offset + s.filesz;
