@@ -56,7 +56,7 @@ _Static_assert(sizeof(struct bzpack_elf_record) == BZPACK_ELF_RECORD_SIZE, "bzpa
 /* The note in an extracted ELF: name BZPACK_NOTE_NAME, then this
  * descriptor, then the version string and its NUL. */
 #define BZPACK_NOTE_NAME        "bzpack"
-#define BZPACK_NOTE_PACKED      1
+#define BZPACK_NOTE_PACKED      0x4b505a42u /* "BZPK": no generic note type (readelf shows it by number) */
 #define BZPACK_RELOCS_SECTION   ".vmlinux.relocs"
 
 struct bzpack_note_packed {
