@@ -12,7 +12,8 @@
 #   level        a non-default level is recorded and shown
 #   Debian       both of Debian's kernels (ci/fetch-debian.sh): the
 #                program headers are those of the vmlinux in Debian's
-#                bzImage, the table is the one Linux appends to it
+#                bzImage, the table is the one Linux appends to it; and
+#                the control: with the note removed, the repack differs
 #   damage       a flipped bit in the image's ELF record, an image cut
 #                inside it, and a damaged note in the ELF: one line,
 #                exit 1, no output file
@@ -130,6 +131,12 @@ for arch in amd64 i386; do
 	else
 		pass "extract: $name: ELF, program headers, the table Linux appends ($(stat -c %s "$table") bytes), byte-identical repack"
 	fi
+	# Control: without its note the ELF packs as a plain vmlinux would
+	# (Linux's defaults, the banner as the version): not the same image.
+	objcopy --remove-section .note.bzpack "$EX_DIR/$name.elf" "$EX_DIR/$name.nonote.elf" &&
+		$BZPACK -q -c lz4 -o "$EX_DIR/$name.nonote.img" "$EX_DIR/$name.nonote.elf" 2> /dev/null
+	check "extract: $name control: without the note the repack differs" \
+		test -s "$EX_DIR/$name.nonote.img" -a "$(cmp -s "$EX_DIR/$name.img" "$EX_DIR/$name.nonote.img"; echo $?)" = 1
 done
 
 # Damage: one line, exit 1, nothing written.
