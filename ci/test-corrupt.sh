@@ -34,7 +34,8 @@
 #   boot sector             a few flips before the setup_header
 #   kernel_version          a few flips in the version string
 #   padding                 a few flips and cuts in the padding after the
-#                           version string and after the payload
+#                           version string and after the payload (the ELF
+#                           record, which the stub never reads, included)
 #   truncation              the file cut short: inside the real-mode part,
 #                           the stub (its first 512 bytes most of all:
 #                           entry, GDT and error printer), the header, the
@@ -177,7 +178,7 @@ cor_uncovered() {
 	done
 	echo "  kernel_version string: shown by loaders and --info only (the stub never sees the real-mode part)"
 	echo "  after the version string: the EFI entry's default command line and its CRC32C (only the EFI entry reads them, and checks the CRC), padding to a sector, in 64-bit images the .sbat sectors (shim reads them, the stub never)"
-	echo "  padding after the payload (to 16 bytes, to 512 in 64-bit images): never read"
+	echo "  after the payload: the ELF record (only --extract and a repack read it, and check its CRC32C) and padding (to 16 bytes, to 512 in 64-bit images): the stub never reads them"
 	if [ -n "$missing" ]; then
 		fail "corrupt: every uncovered setup_header field has a reason" "no cor_why for:$missing"
 	else

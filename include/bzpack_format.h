@@ -304,6 +304,8 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *                     BZPACK_LOAD_ADDR is where 16-bit loaders put it)
  *                     struct bzpack_header   (at the stub's _stub_end)
  *                     payload                (payload_size bytes)
+ *                     ELF record             (elf_size bytes, bzpack_elf.h: for
+ *                                            --extract only, the stub never reads it)
  *   image end         = L + syssize * 16
  *
  * The payload decompresses to out_size bytes where the kernel runs,
@@ -339,7 +341,8 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 					   4: the relocation table: relocs_*, virt_addr, out_align;
 					   5: in place: offsets from the run base, inplace_offset;
 					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
-					      SSE4.2) */
+					      SSE4.2); the ELF record after the payload: elf_size,
+					      elf_crc */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -392,20 +395,23 @@ struct bzpack_header {
 					   "Integrity") */
 	uint64_t relocs_xxh64;          /* 0x6c: XXH64 of the decompressed table, checked instead
 					   of relocs_crc without SSE4.2; 0 without a table */
-	uint32_t header_crc;            /* 0x74: CRC32C of bytes 0x00..0x73: every byte above */
+	uint32_t elf_size;              /* 0x74: the ELF record right after the payload (bzpack_elf.h) */
+	uint32_t elf_crc;               /* 0x78: CRC32C of its bytes */
+	uint32_t header_crc;            /* 0x7c: CRC32C of bytes 0x00..0x7b: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x78
+#define BZPACK_HEADER_SIZE      0x80
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, "payload_xxh64");
 _Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x74, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, elf_size) == 0x74, "elf_size");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x7c, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

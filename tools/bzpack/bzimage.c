@@ -137,11 +137,43 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 /* A second line, not the CRC32C one: --info tells which check failed. */
 #define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
 
+/* The ELF record after the payload (bzpack_elf.h), which the stub never
+ * reads: its CRC and that it describes this kernel's header. */
+static void read_elf_record(const uint8_t *raw, uint64_t room, struct bzimage_info *info, struct error *err,
+			    const struct crc32c_table *crc)
+{
+	const struct bzpack_header *h = &info->header;
+	struct bzpack_elf_record r;
+
+	if (h->elf_size < BZPACK_ELF_RECORD_SIZE || h->elf_size > room ||
+	    (h->elf_size - BZPACK_ELF_RECORD_SIZE) % sizeof(struct bzpack_elf_phdr)) {
+		failed(info, err, "ELF record: %u bytes after the payload, %llu there", h->elf_size,
+		       (unsigned long long)room);
+		return;
+	}
+	if (crc32c_update(crc, 0, raw, h->elf_size) != h->elf_crc) {
+		failed(info, err, "ELF record: checksum mismatch");
+		return;
+	}
+	memcpy(&r, raw, sizeof(r));
+	uint64_t phnum = (h->elf_size - BZPACK_ELF_RECORD_SIZE) / sizeof(struct bzpack_elf_phdr);
+	int bits = r.elf_class == ELFCLASS64 ? 64 : r.elf_class == ELFCLASS32 ? 32 : 0;
+	if (r.magic != BZPACK_ELF_MAGIC || r.phnum != phnum || phnum < 1 || phnum > BZPACK_ELF_PHDRS_MAX ||
+	    bits != h->bits || r.machine != (bits == 64 ? EM_X86_64 : EM_386)) {
+		failed(info, err, "ELF record: not one for this %u-bit kernel", h->bits);
+		return;
+	}
+	info->elf = (struct kernel_elf){ r.elf_class, r.osabi, r.machine, r.elf_flags, r.phnum, { { 0 } } };
+	memcpy(info->elf.ph, raw + sizeof(r), phnum * sizeof(struct bzpack_elf_phdr));
+	info->level = r.level;
+	info->elf_read = 1;
+}
+
 /* The same checks as the stub's, in the same order, and then some: an
  * image the stub would refuse is neither described as sound nor
  * repacked.  Past the format check every check runs, so that --info lists
  * each one that fails; the payload is decoded only when all held. */
-static int read_ours(const uint8_t *raw, const uint8_t *payload,
+static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_payload,
 		     struct buffer *out, struct bzimage_info *info, struct error *err)
 {
 	static struct crc32c_table crc;
@@ -182,6 +214,8 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload,
 		failed(info, err, "bzpack header: entry 0x%llx outside the kernel at 0x%x-0x%llx",
 		       (unsigned long long)h->entry, h->out_addr,
 		       (unsigned long long)h->out_addr + h->out_size);
+	if (h->payload_size <= info->payload_length && !info->nfailed)
+		read_elf_record(payload + h->payload_size, after_payload, info, err, &crc);
 	if (!out)
 		return info->nfailed ? -1 : 0;
 
@@ -286,7 +320,8 @@ int bzimage_extract(const struct buffer *f, struct buffer *out, struct bzimage_i
 	const uint8_t *payload = f->data + info->setup_size + info->payload_offset;
 	const uint8_t *ours = our_header(f, info);
 	if (ours)
-		return read_ours(ours, payload, out, info, err);
+		return read_ours(ours, payload, info->prot_size - info->payload_offset - info->payload_length,
+				 out, info, err);
 	return read_linux(payload, out, info, err);
 }
 
@@ -328,6 +363,7 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 	struct buffer out;
 
 	memset(k, 0, sizeof(*k));
+	k->packed_level = -1;
 	if (bzimage_extract(f, &out, info, err) < 0)
 		return -1;
 	if (!info->ours) {
@@ -367,7 +403,11 @@ int bzimage_kernel(const struct buffer *f, int want_bits, struct kernel *k,
 	k->virt_addr = h->virt_addr;
 	k->align = h->out_align;
 	k->zero_size = h->zero_size;
-	k->segments = 1;        /* the segments were merged into one span when packed */
+	k->segments = 0;
+	for (int i = 0; i < info->elf.phnum; i++)
+		k->segments += info->elf.ph[i].type == PT_LOAD;
+	k->elf = info->elf;
+	k->packed_level = info->level;
 	our_kernel_version(info->kernel_version, k->version, sizeof(k->version));
 	carry_setup(info, &k->carried);
 	return 0;
@@ -524,6 +564,15 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 			info_field_num(o, "relocs_size", 0);
 		}
 		info_end(o);
+		if (i->elf_read) {
+			/* What --extract gives back, and the flags that pack it again. */
+			info_begin(o, "elf record");
+			info_num(o, "elf_bits", "ELF%llu", (unsigned long long)h->bits);
+			info_num(o, "elf_phnum", ", %llu program headers", (unsigned long long)i->elf.phnum);
+			info_str(o, "pack_codec", "; packed with -c %s", i->codec);
+			info_num(o, "pack_level", " -l %llu", (unsigned long long)i->level);
+			info_end(o);
+		}
 		info_begin(o, "overhead");
 		info_num(o, "overhead", "%llu bytes", (unsigned long long)(i->setup_size + i->stub_size + BZPACK_HEADER_SIZE));
 		info_text(o, " (setup %llu", (unsigned long long)i->setup_size);

@@ -42,6 +42,9 @@ struct bzimage_info {
 	/* ours only */
 	struct bzpack_header header;
 	uint64_t stub_size;             /* protected-mode stub before the header */
+	int elf_read;                   /* the ELF record below was read and checked */
+	struct kernel_elf elf;          /* the ELF record (bzpack_elf.h) */
+	int level;                      /* the level the payload was packed at */
 
 	/* Linux only, once decompressed */
 	int decompressed;

@@ -24,6 +24,7 @@
 #include "codec_auto.h"
 #include "codecs.h"
 #include "decode_speed.h"
+#include "elf_extract.h"
 #include "image.h"
 #include "info_out.h"
 #include "kernel.h"
@@ -104,7 +105,10 @@ static void usage(FILE *out)
 		"      --info          describe INPUT (a bzImage or an ELF kernel) and exit; a\n"
 		"                      damaged image: every field read, each failed check, exit 1\n"
 		"      --json          with --info: the same as one JSON object\n"
-		"  -x, --extract       write INPUT's decompressed payload (a bzImage's vmlinux) to OUT\n"
+		"  -x, --extract       write INPUT's kernel to OUT as an ELF vmlinux: a Linux\n"
+		"                      bzImage's payload as is, a bzpack image's kernel as the\n"
+		"                      ELF it was packed from, which packs back into the same\n"
+		"                      image (with the codec and level --info shows)\n"
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
 		"      --version       print the version and the codecs built in\n"
@@ -164,7 +168,8 @@ static int describe(const char *input, int json, struct error *err)
 		}
 		for (unsigned n = 0; n < info.nfailed; n++)
 			info_failed(o, info.failed[n]);
-	} else if (kernel_from_elf(&file, 0, &k, err) < 0 || relocs_from_elf(&k, &file, err) < 0) {
+	} else if (kernel_from_elf(&file, 0, &k, err) < 0 || elf_note_apply(&k, &file, err) < 0 ||
+		   relocs_from_elf(&k, &file, err) < 0) {
 		info_failed(o, err->msg);
 	} else {
 		info_begin(o, "format");
@@ -186,15 +191,19 @@ done:
 	return r;
 }
 
-/* bzpack --extract: a bzImage's decompressed payload, as is: a Linux
- * vmlinux (ELF, perhaps followed by relocations), or for our own images
- * the kernel's memory from out_addr. */
+/* bzpack --extract: a Linux bzImage's decompressed payload, as is (the
+ * vmlinux ELF, followed by its relocations when it has them, as
+ * scripts/extract-vmlinux gives it); for our own images the ELF the
+ * kernel was packed from, from the image's ELF record (elf_extract.h),
+ * which packs back into the same image. */
 static int extract(const char *input, const char *output, const char **culprit, struct error *err)
 {
 	struct buffer file = { 0, 0 }, unpacked = { 0, 0 };
 	struct bzimage_info info;
+	struct kernel k;
 	int r = -1;
 
+	memset(&k, 0, sizeof(k));
 	*culprit = input;
 	if (read_file(input, &file, err) < 0)
 		goto done;
@@ -202,13 +211,18 @@ static int extract(const char *input, const char *output, const char **culprit, 
 		fail_with(err, "not a bzImage: nothing to extract");
 		goto done;
 	}
-	if (bzimage_extract(&file, &unpacked, &info, err) < 0)
+	if (bzimage_extract(&file, NULL, &info, err) < 0)
+		goto done;
+	if (!info.ours ? bzimage_extract(&file, &unpacked, &info, err) < 0
+		       : bzimage_kernel(&file, 0, &k, &info, err) < 0 ||
+			 elf_extract(&k, info.header.codec, &unpacked, err) < 0)
 		goto done;
 	*culprit = output;
 	r = write_file_atomic(output, unpacked.data, unpacked.size, err);
 done:
 	free(file.data);
 	free(unpacked.data);
+	free(k.blob.data);
 	return r;
 }
 
@@ -437,8 +451,8 @@ int main(int argc, char **argv)
 		if (verbose)
 			fprintf(stderr, "bzpack: %s: bzImage with %s payload, %llu bytes decompressed\n", input,
 				info.codec, (unsigned long long)info.decompressed_size);
-	} else if (kernel_from_elf(&file, bits, &k, &err) < 0) {
-		goto out;
+	} else if (kernel_from_elf(&file, bits, &k, &err) < 0 || elf_note_apply(&k, &file, &err) < 0) {
+		goto out;  /* (an ELF --extract gave back: its note says how it was packed) */
 	}
 	if (relocs) {
 		culprit = relocs;
@@ -462,7 +476,8 @@ int main(int argc, char **argv)
 	if (sbat_build(&file, sbat_path, &sbat, &culprit, &err) < 0)
 		goto out;
 	culprit = input;
-	if (image_build(&k, codec, &payload, cmdline, &sbat, autos.progress, &image, &layout, &err) < 0)
+	if (image_build(&k, codec, pick ? LEVEL_DEFAULT : level, &payload, cmdline, &sbat, autos.progress,
+			&image, &layout, &err) < 0)
 		goto out;
 	if (sign_key) {
 		const char *about = NULL;

@@ -17,6 +17,29 @@ struct segment {
 	uint64_t offset, paddr, vaddr, filesz, memsz, align;
 };
 
+/* The program headers an image's ELF record keeps (bzpack_elf.h): every
+ * PT_LOAD, and any other whose bytes --extract can place again, inside a
+ * PT_LOAD's at the same distance from its start in the file and in
+ * memory, or that has none. */
+static void keep_phdrs(struct kernel_elf *e, const struct segment *all, const uint32_t *types,
+		       const uint32_t *flags, int n)
+{
+	e->phnum = 0;
+	for (int i = 0; i < n && e->phnum < BZPACK_ELF_PHDRS_MAX; i++) {
+		const struct segment *s = &all[i];
+		int keep = types[i] == PT_LOAD || s->filesz == 0;
+		for (int j = 0; j < n && !keep; j++) {
+			const struct segment *l = &all[j];
+			keep = types[j] == PT_LOAD && s->offset >= l->offset && s->vaddr >= l->vaddr &&
+			       s->offset - l->offset == s->vaddr - l->vaddr && s->filesz <= l->filesz &&
+			       s->offset - l->offset <= l->filesz - s->filesz;
+		}
+		if (keep)
+			e->ph[e->phnum++] = (struct bzpack_elf_phdr){ types[i], flags[i], s->vaddr, s->paddr,
+								       s->filesz, s->memsz, s->align };
+	}
+}
+
 static int by_paddr(const void *a, const void *b)
 {
 	const struct segment *x = a, *y = b;
@@ -25,9 +48,12 @@ static int by_paddr(const void *a, const void *b)
 
 /* Read the header fields both classes share into one shape. */
 static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint64_t *file_end,
-			struct segment *segs, int *nsegs, struct error *err)
+			struct segment *segs, int *nsegs, struct kernel_elf *elf, struct error *err)
 {
 	const uint8_t *d = f->data;
+	struct segment all[BZPACK_ELF_PHDRS_MAX];
+	uint32_t types[BZPACK_ELF_PHDRS_MAX], flags[BZPACK_ELF_PHDRS_MAX];
+	int nall = 0;
 
 	if (f->size < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) != 0)
 		return fail_with(err, "not an ELF file or a bzImage");
@@ -40,7 +66,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 		if (f->size < sizeof(eh))
 			return fail_with(err, "truncated ELF64 header (%zu bytes)", f->size);
 		memcpy(&eh, d, sizeof(eh));
-		*bits = 64, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
+		*bits = 64, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry, elf->flags = eh.e_flags;
 		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
 		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
 		if (machine != EM_X86_64)
@@ -53,7 +79,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 		if (f->size < sizeof(eh))
 			return fail_with(err, "truncated ELF32 header (%zu bytes)", f->size);
 		memcpy(&eh, d, sizeof(eh));
-		*bits = 32, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry;
+		*bits = 32, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry, elf->flags = eh.e_flags;
 		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
 		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
 		if (machine != EM_386)
@@ -64,6 +90,7 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 	} else {
 		return fail_with(err, "unknown ELF class %u", d[EI_CLASS]);
 	}
+	elf->elf_class = d[EI_CLASS], elf->osabi = d[EI_OSABI], elf->machine = (uint16_t)machine;
 	if (type != ET_EXEC)
 		return fail_with(err, "ELF file is not an executable (e_type %llu)", (unsigned long long)type);
 	if (phnum == 0)
@@ -81,30 +108,37 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 	for (uint64_t i = 0; i < phnum; i++) {
 		const uint8_t *p = d + phoff + i * phentsize;
 		struct segment s;
-		uint32_t ptype;
+		uint32_t ptype, pflags;
 		if (*bits == 64) {
 			Elf64_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
-			ptype = ph.p_type;
+			ptype = ph.p_type, pflags = ph.p_flags;
 			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
 		} else {
 			Elf32_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
-			ptype = ph.p_type;
+			ptype = ph.p_type, pflags = ph.p_flags;
 			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
 		}
+		int loads = ptype == PT_LOAD && (s.memsz != 0 || s.filesz != 0);
+		if (loads && *nsegs == MAX_SEGMENTS)
+			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
+		if (nall < BZPACK_ELF_PHDRS_MAX)
+			all[nall] = s, types[nall] = ptype, flags[nall++] = pflags;
+		else if (ptype == PT_LOAD)
+			return fail_with(err, "more than %d program headers: an image cannot keep them all",
+					 BZPACK_ELF_PHDRS_MAX);
 		/* An empty PT_LOAD loads nothing; one with file bytes but
 		 * no memory is caught as filesz > memsz below. */
-		if (ptype != PT_LOAD || (s.memsz == 0 && s.filesz == 0))
+		if (!loads)
 			continue;
-		if (*nsegs == MAX_SEGMENTS)
-			return fail_with(err, "more than %d PT_LOAD segments", MAX_SEGMENTS);
 		segs[(*nsegs)++] = s;
 		if (s.offset <= f->size && s.filesz <= f->size - s.offset && s.offset + s.filesz > *file_end)
 			*file_end = s.offset + s.filesz;
 	}
 	if (*nsegs == 0)
 		return fail_with(err, "ELF file has no PT_LOAD segment");
+	keep_phdrs(elf, all, types, flags, nall);
 	return 0;
 }
 
@@ -162,7 +196,8 @@ int kernel_from_elf(const struct buffer *f, int want_bits, struct kernel *k, str
 	int n;
 
 	memset(k, 0, sizeof(*k));
-	if (read_headers(f, &k->bits, &k->entry, &k->file_end, segs, &n, err) < 0)
+	k->packed_level = -1;
+	if (read_headers(f, &k->bits, &k->entry, &k->file_end, segs, &n, &k->elf, err) < 0)
 		return -1;
 	if (want_bits && want_bits != k->bits)
 		return fail_with(err, "ELF%d file, but a %d-bit kernel was asked for", k->bits, want_bits);

@@ -35,6 +35,24 @@
 #define ADDR_LIMIT            (1ull << 32)
 #define LOADER_DATA_GAP       (1u << 20)   /* room for a loader's -dtb after the image */
 
+/* The ELF record's size (bzpack_elf.h) for k. */
+static uint64_t elf_record_size(const struct kernel *k)
+{
+	return BZPACK_ELF_RECORD_SIZE + (uint64_t)k->elf.phnum * sizeof(struct bzpack_elf_phdr);
+}
+
+/* The record, into dst (elf_record_size(k) bytes). */
+static void write_elf_record(uint8_t *dst, const struct kernel *k, int level)
+{
+	struct bzpack_elf_record r = {
+		.magic = BZPACK_ELF_MAGIC, .elf_class = k->elf.elf_class, .osabi = k->elf.osabi,
+		.machine = k->elf.machine, .elf_flags = k->elf.flags, .phnum = (uint8_t)k->elf.phnum,
+		.level = (uint8_t)level,
+	};
+	memcpy(dst, &r, sizeof(r));
+	memcpy(dst + sizeof(r), k->elf.ph, (size_t)k->elf.phnum * sizeof(k->elf.ph[0]));
+}
+
 static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
 		uint64_t setup_size, const struct buffer *payload, int progress, struct image_layout *l,
 		struct error *err)
@@ -44,7 +62,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	l->setup_size = setup_size;
 	l->stub_size = stub->size;
 	l->payload_size = payload->size;
-	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size, 16);
+	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size + elf_record_size(k), 16);
 	l->image_end = BZPACK_LOAD_ADDR + l->prot_size;
 	if (k->addr < BZPACK_LOAD_ADDR)
 		return fail_with(err, "kernel at 0x%llx would overwrite low memory (below 1 MiB)",
@@ -154,7 +172,7 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 /* sh: the setup_header as it goes into the file, for setup_crc. */
 static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, const struct codec *codec,
 			       const struct buffer *payload, const struct image_layout *l,
-			       const struct setup_header *sh)
+			       const struct setup_header *sh, const uint8_t *record)
 {
 	static struct crc32c_table crc;
 	crc32c_init(&crc, 0);
@@ -185,6 +203,8 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
 					       sizeof(struct kernel_info), 0 };
 	h->setup_crc = setup_header_crc(&crc, sh);
+	h->elf_size = (uint32_t)elf_record_size(k);
+	h->elf_crc = crc32c_update(&crc, 0, record, h->elf_size);
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
@@ -215,7 +235,7 @@ static int read_stub_info(const struct buffer *stub, struct stub_info *si, struc
 	return 0;
 }
 
-static int assemble(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
+static int assemble(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
 		    const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
 		    struct image_layout *l, struct error *err)
 {
@@ -227,6 +247,8 @@ static int assemble(const struct kernel *k, const struct codec *codec, const str
 		return fail_with(err, "no %d-bit stub for codec %s", k->bits, codec->name);
 	if (read_stub_info(&stub, &si, err) < 0)
 		return -1;
+	if (k->elf.phnum < 1 || k->elf.phnum > BZPACK_ELF_PHDRS_MAX)
+		return fail_with(err, "internal error: no program headers for the ELF record");
 	if (strlen(cmdline) >= CMDLINE_SIZE)
 		return fail_with(err, "--cmdline is longer than %d bytes", CMDLINE_SIZE - 1);
 	if (cmdline[0] && !si.efi_entry)
@@ -279,25 +301,29 @@ static int assemble(const struct kernel *k, const struct codec *codec, const str
 
 	memcpy(pm, stub.data, stub.size);
 	write_self_crcs(rm, setup.size, pm, stub.size, &crc);
+	uint8_t *record = pm + stub.size + BZPACK_HEADER_SIZE + payload->size;
+	write_elf_record(record, k, level);
 	struct bzpack_header bh;
-	fill_bzpack_header(&bh, k, codec, payload, l, &sh);
+	fill_bzpack_header(&bh, k, codec, payload, l, &sh, record);
 	memcpy(pm + stub.size, &bh, sizeof(bh));
 	memcpy(pm + stub.size + sizeof(bh), payload->data, payload->size);
 	return 0;
 }
 
-int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
+int image_build(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
 		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
 		struct image_layout *l, struct error *err)
 {
 	struct buffer own_sbat;
 	const char *culprit;
 
+	if (level == LEVEL_DEFAULT)
+		level = codec->compressor->default_level;
 	if (sbat)
-		return assemble(k, codec, payload, cmdline, sbat, progress, image, l, err);
+		return assemble(k, codec, level, payload, cmdline, sbat, progress, image, l, err);
 	if (sbat_build(&(struct buffer){ 0, 0 }, NULL, &own_sbat, &culprit, err) < 0)
 		return -1;
-	int r = assemble(k, codec, payload, cmdline, &own_sbat, progress, image, l, err);
+	int r = assemble(k, codec, level, payload, cmdline, &own_sbat, progress, image, l, err);
 	free(own_sbat.data);
 	return r;
 }

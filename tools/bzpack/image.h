@@ -26,11 +26,13 @@ struct image_layout {
 	uint32_t efi_handover;     /* its EFI handover entry, likewise */
 };
 
-/* cmdline: the default command line of the EFI entry ("" for none);
+/* level: what the payload was compressed at (LEVEL_DEFAULT: the codec's
+ *   default), recorded in the image for --info and --extract;
+ * cmdline: the default command line of the EFI entry ("" for none);
  * sbat: the .sbat text of a 64-bit image (sbat_build), NULL for bzpack's own
  *   lines only;
  * progress: say on stderr what takes a while (the in-place simulation). */
-int image_build(const struct kernel *k, const struct codec *codec, const struct buffer *payload,
+int image_build(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
 		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
 		struct image_layout *layout, struct error *err);
 

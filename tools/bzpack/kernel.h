@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bzpack_elf.h"
 #include "util.h"
 
 #define KERNEL_VERSION_MAX 256
@@ -23,6 +24,16 @@ struct carried_setup {
 	uint16_t xloadflags;            /* the bits that describe the kernel itself */
 };
 
+/* The ELF the kernel came from, as far as an image keeps it
+ * (bzpack_elf.h): its identity and program headers in the file's order. */
+struct kernel_elf {
+	uint8_t elf_class, osabi;
+	uint16_t machine;
+	uint32_t flags;
+	int phnum;
+	struct bzpack_elf_phdr ph[BZPACK_ELF_PHDRS_MAX];
+};
+
 struct kernel {
 	int bits;                  /* 32 or 64: the mode it is entered in */
 	uint64_t entry;            /* physical */
@@ -35,7 +46,9 @@ struct kernel {
 	uint64_t file_end;         /* the ELF file's extent: headers, segments, section table */
 	int segments;              /* PT_LOAD count */
 	char version[KERNEL_VERSION_MAX]; /* "6.1.0-28-amd64 (...)" if found, else "" */
-	struct carried_setup carried;   /* from a bzImage input */
+	struct carried_setup carried;   /* from a bzImage input, or an extracted ELF's note */
+	struct kernel_elf elf;          /* for the image's ELF record */
+	int packed_level;               /* an image's or a note's record of its level; -1: none */
 };
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */

@@ -253,6 +253,26 @@ static int assemble(int bits, struct words *l32, struct words *l64, struct words
 	return 0;
 }
 
+int elf_find_section(const struct buffer *f, int bits, const char *name, uint32_t type, struct buffer *contents,
+		     struct error *err)
+{
+	struct elf_view e;
+
+	if (open_sections(f, bits, &e, err) < 0)
+		return -1;
+	for (uint64_t i = 0; i < e.shnum; i++) {
+		struct section s = section_at(&e, i);
+		if (s.type != type || strcmp(section_name(&e, i), name) != 0)
+			continue;
+		if (!in_file(f, s.offset, s.size))
+			return fail_with(err, "section %s runs past the end of the file", name);
+		contents->data = f->data + s.offset;
+		contents->size = s.size;
+		return 1;
+	}
+	return 0;
+}
+
 int relocs_from_elf(struct kernel *k, const struct buffer *f, struct error *err)
 {
 	struct elf_view e;
@@ -272,7 +292,11 @@ int relocs_from_elf(struct kernel *k, const struct buffer *f, struct error *err)
 			goto done;
 	}
 	if (!found) {
-		r = 0;
+		/* An ELF that --extract gave back carries its table as is. */
+		struct buffer t;
+		r = elf_find_section(f, k->bits, BZPACK_RELOCS_SECTION, SHT_PROGBITS, &t, err);
+		if (r > 0)
+			r = relocs_attach(k, t.data, t.size, k->align, err);
 		goto done;
 	}
 	if (assemble(k->bits, &l32, &l64, &table, err) < 0)
