@@ -334,10 +334,11 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   5       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   6       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
-					   5: in place: offsets from the run base, inplace_offset */
+					   5: in place: offsets from the run base, inplace_offset;
+					   6: flags (the x86 filter) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -385,18 +386,29 @@ struct bzpack_header {
 	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
 					   goes, its end at most scratch_offset */
 	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x64: CRC32C of bytes 0x00..0x63: every byte above */
+	uint32_t flags;                 /* 0x64: BZPACK_FLAG_*: how the payload was prepared; a
+					   stub refuses any it does not carry the code for */
+	uint32_t header_crc;            /* 0x68: CRC32C of bytes 0x00..0x67: every byte above */
 } __attribute__((packed));
+
+/* bzpack_header.flags.  X86: the kernel's bytes (out_size - relocs_size;
+ * not the relocation table) went through the x86 branch converter
+ * (decode/bcj_x86.h, start offset 0) before compression; the stub
+ * un-filters them after decoding, before the relocation table is read.
+ * Only the -bcj stubs carry that code (stub/bcj.c), and only they accept
+ * the flag; they accept no payload without it. */
+#define BZPACK_FLAG_X86         0x1u
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x68
+#define BZPACK_HEADER_SIZE      0x6c
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x64, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, flags) == 0x64, "flags");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x68, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

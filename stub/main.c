@@ -69,6 +69,9 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
 		return "payload codec does not match this stub's decoder";
+	if (hdr->flags != STUB_FLAGS)
+		return hdr->flags & ~STUB_FLAGS ? "payload flags this stub has no code for"
+						: "payload is not x86-filtered, as this stub expects";
 	if (hdr->bits != 8 * sizeof(void *))
 		return "payload word size does not match this stub";
 	if (hdr->workspace_size < stub_codec.workspace_size ||
@@ -175,6 +178,10 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 		serial_puts(",virt:");
 		serial_put_hex(hdr->virt_addr + (hdr->bits == 32 ? where->phys - hdr->out_addr : where->virt_delta));
 	}
+	if (STUB_FLAGS & BZPACK_FLAG_X86) {
+		serial_puts(" unfilter=");      /* the x86 un-filter's cycles, after decompress= */
+		serial_put_u64(t->unfilter);
+	}
 	serial_puts("\n");
 }
 
@@ -193,6 +200,10 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 	if (status != DECODE_OK) {
 		*detail = decode_status_name(status);
 		return "decompression failed: ";
+	}
+	if (STUB_FLAGS & BZPACK_FLAG_X86) {
+		stub_unfilter_x86(out, hdr->out_size - hdr->relocs_size);
+		t->unfilter = read_tsc() - t3;
 	}
 	const char *why = relocate(hdr, out, delta, crc, detail);
 	if (why)

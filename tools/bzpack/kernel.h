@@ -36,6 +36,8 @@ struct kernel {
 	int segments;              /* PT_LOAD count */
 	char version[KERNEL_VERSION_MAX]; /* "6.1.0-28-amd64 (...)" if found, else "" */
 	struct carried_setup carried;   /* from a bzImage input */
+	uint32_t flags;            /* bzpack_header.flags the blob is prepared for: BZPACK_FLAG_X86
+				      when its kernel bytes went through the x86 filter (x86_filter.h) */
 };
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */
