@@ -133,13 +133,13 @@ if [ -f "$base" ]; then
 	bcj_refused "bcj: a damaged filtered payload is refused" "$img" "payload checksum mismatch"
 
 	cp "$base" "$img"; bcj_set_flags "$img" 0
-	bcj_refused "bcj: a -bcj stub refuses a payload without the flag" "$img" "payload is not x86-filtered"
+	bcj_refused "bcj: a -bcj stub refuses a payload without the flag" "$img" "payload flags do not match this stub"
 	cp "$base" "$img"; bcj_set_flags "$img" 3
-	bcj_refused "bcj: a -bcj stub refuses a flag it does not know" "$img" "payload flags this stub has no code for"
+	bcj_refused "bcj: a -bcj stub refuses a flag it does not know" "$img" "payload flags do not match this stub"
 	check "bcj: --info refuses a flag it does not know" \
 		bash -c '! "$1" --info "$2" > "$3" 2>&1 && grep -q "unknown flags 0x2" "$3"' _ "$BZPACK" "$img" "$T/bcj-info-bad.out"
 	cp "$T/bcj-64-zstd-plain.img" "$img"; bcj_set_flags "$img" 1
-	bcj_refused "bcj: a plain stub refuses the x86 flag" "$img" "payload flags this stub has no code for"
+	bcj_refused "bcj: a plain stub refuses the x86 flag" "$img" "payload flags do not match this stub"
 else
 	fail "bcj: damaged images" "no $base to damage (its pack failed above)"
 fi

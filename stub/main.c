@@ -69,9 +69,10 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
 		return "payload codec does not match this stub's decoder";
+	/* Exactly this stub's: a flag it has no code for (the x86 filter in a
+	 * plain stub, one no stub knows), or a -bcj stub's without it. */
 	if (hdr->flags != STUB_FLAGS)
-		return hdr->flags & ~STUB_FLAGS ? "payload flags this stub has no code for"
-						: "payload is not x86-filtered, as this stub expects";
+		return "payload flags do not match this stub";
 	if (hdr->bits != 8 * sizeof(void *))
 		return "payload word size does not match this stub";
 	if (hdr->workspace_size < stub_codec.workspace_size ||
