@@ -81,7 +81,8 @@ static void usage(FILE *out)
 		"      --bcj           run the kernel through the x86 branch filter (xz's BCJ)\n"
 		"                      before compressing, with any codec: calls and jumps\n"
 		"                      compress better; the stub un-filters after decoding\n"
-		"                      (auto tries each codec with and without it)\n"
+		"                      (auto tries each codec with and without it; xz has it\n"
+		"                      inside its own stream)\n"
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage; - for INPUT -): a\n"
@@ -464,7 +465,10 @@ int main(int argc, char **argv)
 	}
 
 	autos.progress = k.blob.size >= SLOW_INPUT_BYTES && !quiet;
-	if (bcj)
+	if (bcj && codec_filters_x86(codec))
+		note("bzpack: %s: %s streams carry the x86 filter already: --bcj adds nothing\n", input,
+		     codec->name);
+	else if (bcj)
 		kernel_x86_filter(&k);
 	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
 		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)

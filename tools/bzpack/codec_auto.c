@@ -127,7 +127,8 @@ static void report(FILE *out, const char *input, const struct auto_settings *s,
 int codec_auto(const char *input, struct kernel *k, const struct auto_settings *s,
 	       const struct codec **chosen, struct buffer *payload, struct error *err)
 {
-	/* Each codec twice: on the kernel as is, and on its x86-filtered copy. */
+	/* Each codec twice: on the kernel as is, and on its x86-filtered copy
+	 * (but a codec whose stream has the filter inside, codec_filters_x86). */
 	struct candidate *rows = calloc(2 * codec_count, sizeof(*rows));
 	struct buffer best = { 0, 0 };
 	struct kernel filtered = *k;
@@ -143,7 +144,7 @@ int codec_auto(const char *input, struct kernel *k, const struct auto_settings *
 	kernel_x86_filter(&filtered);
 	const struct kernel *variants[] = { k, &filtered };
 	for (size_t i = 0; i < codec_count; i++)
-		total += 2 * (size_t)codec_auto_candidate(&codecs[i]);
+		total += codec_auto_candidate(&codecs[i]) ? 2 - (size_t)codec_filters_x86(&codecs[i]) : 0;
 	note("bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
 		input, total, s->storage_mbps, s->cpu_scale);
 	for (size_t i = 0; i < 2 * codec_count; i++) {
@@ -152,7 +153,7 @@ int codec_auto(const char *input, struct kernel *k, const struct auto_settings *
 		struct buffer p = { 0, 0 };
 		struct error why;
 
-		if (!codec_auto_candidate(c))
+		if (!codec_auto_candidate(c) || (v->flags && codec_filters_x86(c)))
 			continue;
 		if (s->progress)
 			fprintf(stderr, "bzpack: %s: --codec auto: %s%s (%zu of %zu)...\n", input, c->name,

@@ -23,6 +23,11 @@ void x86_unfilter(uint8_t *buf, size_t size)
 	bcj_x86_decode(&s, buf, size);
 }
 
+int codec_filters_x86(const struct codec *c)
+{
+	return c->id == BZPACK_CODEC_xz;
+}
+
 const char *x86_filter_suffix(uint32_t flags)
 {
 	return flags & BZPACK_FLAG_X86 ? "+x86" : "";
