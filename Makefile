@@ -111,6 +111,12 @@ readme-efi:
 # instructions, from the last make test (ci/test-linux.sh).
 readme-linux:
 	@bash ci/readme-table.sh linux-table $(B)/test/linux/readme.md
+# --bcj's trade per codec, in exact instructions (ci/bcj-table.sh), and
+# the README table from its last run.
+bench-bcj: deps all
+	@B=$(B) bash ci/bcj-table.sh
+readme-bcj:
+	@bash ci/readme-table.sh bcj-table $(B)/test/bcj-table.md
 
 run: deps all
 	@bash ci/run-default.sh
@@ -145,7 +151,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/linux-src.sh): not ours.

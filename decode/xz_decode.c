@@ -6,7 +6,7 @@
  * version 1.0.4; quoted section numbers refer to it), the LZMA2 chunk
  * format as doc/LZMA2.md of github.com/ulikunitz/xz describes it (after
  * the LZMA SDK), and the x86 BCJ filter's behaviour (see
- * bcj_x86_decode); the LZMA decoding itself is decode/lzma_core.h.  No
+ * decode/bcj_x86.h); the LZMA decoding itself is decode/lzma_core.h.  No
  * code from xz-embedded, liblzma, the LZMA SDK or Linux was used.
  *
  * Single-call
@@ -38,6 +38,7 @@
  * offset, 0 for Linux's kernels), then the block's check is computed over
  * the result.
  */
+#include "bcj_x86.h"
 #include "crc32.h"
 #include "lzma_core.h"
 
@@ -88,9 +89,6 @@
 #define LZMA2_RESET_DICT        3       /* 0xE0: and a dictionary reset */
 #define LZMA2_COPY_HEADER       2       /* uncompressed chunk: size - 1, big endian */
 #define LZMA2_LZMA_HEADER       4       /* LZMA chunk: usize - 1 (low 16), psize - 1 */
-
-/* The x86 BCJ filter looks at 5-byte call/jmp instructions. */
-#define BCJ_INSN_SIZE           5
 
 #define CRC64_POLY              0xC96C5795D7870F42ull   /* reflected ECMA-182 */
 
@@ -162,110 +160,16 @@ COLD static int read_vli(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 }
 
 /* ---- x86 BCJ (5.3.2), decoding direction -------------------------------
- * The encoder turned the rel32 operand of some E8 (call) and E9 (jmp)
- * opcodes into an absolute address, operand + (position after the
- * instruction), to make repeated calls to one function look alike; this
- * undoes it.  Which opcodes it touched depends only on bytes the
- * conversion leaves alone, so the decoder finds the same ones:
- *   - an opcode is examined unless it lies inside the operand of one that
- *     was converted; the last 4 bytes of the data are never examined;
- *   - it is converted when the operand's top byte is 0x00 or 0xFF (a near
- *     target), unless among the opcodes examined and left alone in the 3
- *     bytes before it there are two or more, or one whose own operand's
- *     top byte was 0x00 or 0xFF;
- *   - with one such opcode d bytes back (d = 1..3), its operand's top byte
- *     is byte 3 - d of ours, so our address could have been mistaken for
- *     its operand: if that byte of the result is 0x00 or 0xFF, the low
- *     32 - 8d bits are complemented and the position subtracted once more
- *     (once is enough: the repeat test would look at the complement of
- *     that other operand's top byte, which was not 0x00 or 0xFF);
- *   - the result's top byte is written back as 0x00 or 0xFF after bit 24.
- * This is the BCJ x86 filter of the LZMA SDK (Bra86) and of xz; xz's
- * src/liblzma/simple/x86.c was read to pin these rules down (its
- * prev_mask is our hist, shifted one byte at a time there, by the whole
- * gap here), and the tests check the result against liblzma's encoder. */
+ * The filter itself is decode/bcj_x86.h, shared with the stub's
+ * un-filter for the other codecs; a block is at hand whole, so it runs
+ * once over it. */
 
-static int near_byte(unsigned b)
+HOT static void bcj_x86_block(uint8_t *buf, size_t size, uint32_t start)
 {
-	return b == 0x00 || b == 0xFF;
-}
+	struct bcj_x86 s;
 
-/* The opcode scan looks at a machine word at a time: bytes equal to E8
- * or E9 are those that become zero after XOR E8 and clearing bit 0, and
- * the classic test for a zero byte, (y - 0x01..01) & ~y & 0x80..80,
- * flags the first of them exactly (a borrow only ever spreads upwards,
- * past a true zero byte).  The word is read as little endian. */
-typedef uintptr_t bcj_word;
-#define BCJ_ONES  (~(bcj_word)0 / 0xFF)         /* 0x01 in every byte */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bcj_x86_decode reads words as little endian");
-
-HOT static void bcj_x86_decode(uint8_t *buf, size_t size, uint32_t start)
-{
-	/* hist, as seen from the opcode being examined: bit d (1..3) = an
-	 * opcode d bytes back was examined and left alone; bit 4 + d = its
-	 * operand's top byte was 0x00 or 0xFF.  Bits 0 and 4 describe the
-	 * opcode just examined, until the next one shifts them by the gap. */
-	unsigned hist = 0;
-	size_t i = 0, prev = 0;
-
-	if (size < BCJ_INSN_SIZE)
-		return;
-	const size_t last = size - BCJ_INSN_SIZE;       /* the last opcode examined */
-
-	for (;;) {
-		/* Find the next E8/E9 at i..last.  Guards the word reads:
-		 * i + sizeof(word) <= last < size. */
-		while (i + sizeof(bcj_word) <= last) {
-			bcj_word w;
-
-			memcpy(&w, buf + i, sizeof w);
-			w = (w ^ (BCJ_ONES * 0xE8)) & (BCJ_ONES * 0xFE);
-			w = (w - BCJ_ONES) & ~w & (BCJ_ONES * 0x80);
-			if (w) {
-				i += (size_t)__builtin_ctzl((unsigned long)w) / 8;
-				goto opcode;
-			}
-			i += sizeof w;
-		}
-		while (i <= last && (buf[i] & 0xFE) != 0xE8)
-			i++;
-		if (i > last)
-			return;
-opcode:;
-		const size_t gap = i - prev;
-
-		prev = i;
-		/* Age the history by gap bytes, dropping what passes 3. */
-		hist = gap > 3 ? 0 : (hist & (((1u << (4 - gap)) - 1) * 0x11u)) << gap;
-
-		/* Guards nothing: i <= last keeps buf[i..i+4] inside. */
-		const unsigned top = buf[i + 4];
-		const unsigned near = (hist >> 1) & 7;  /* opcodes 1..3 bytes back */
-
-		/* Allowed: none, or exactly one (near is 1, 2 or 4), and no
-		 * near operand among them. */
-		if (near_byte(top) && (hist >> 5) == 0 && ((0x17u >> near) & 1)) {
-			const uint32_t pc = start + (uint32_t)i + BCJ_INSN_SIZE;
-			uint32_t v = load_le32(buf + i + 1) - pc;
-
-			if (near) {
-				/* d = 1, 2, 3: the byte at bit 24 - 8d. */
-				const unsigned sh = near == 1 ? 16 : near == 2 ? 8 : 0;
-
-				if (near_byte((v >> sh) & 0xFF))
-					v = (v ^ ((1u << (sh + 8)) - 1)) - pc;
-			}
-			buf[i + 1] = (uint8_t)v;
-			buf[i + 2] = (uint8_t)(v >> 8);
-			buf[i + 3] = (uint8_t)(v >> 16);
-			buf[i + 4] = (uint8_t)(0u - ((v >> 24) & 1));
-			i += BCJ_INSN_SIZE;
-			hist = 0;
-		} else {
-			hist |= 1u | (unsigned)near_byte(top) << 4;
-			i++;
-		}
-	}
+	bcj_x86_init(&s, start);
+	bcj_x86_decode(&s, buf, size);
 }
 
 /* ---- LZMA2 -------------------------------------------------------------- */
@@ -608,7 +512,7 @@ enum decode_status xz_decode(const uint8_t *src, size_t src_len,
 			return DECODE_CORRUPT;
 
 		if (f.bcj)
-			bcj_x86_decode(block_out, (size_t)rec_usize, f.bcj_start);
+			bcj_x86_block(block_out, (size_t)rec_usize, f.bcj_start);
 		if (check == CHECK_CRC32) {
 			if (crc32_calc(w->crc32, block_out, (size_t)rec_usize) != load_le32(ip))
 				return DECODE_CHECK_MISMATCH;

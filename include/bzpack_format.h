@@ -342,7 +342,7 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 					   5: in place: offsets from the run base, inplace_offset;
 					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
 					      SSE4.2); the ELF record after the payload: elf_size,
-					      elf_crc */
+					      elf_crc; flags (the x86 filter) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -397,13 +397,23 @@ struct bzpack_header {
 					   of relocs_crc without SSE4.2; 0 without a table */
 	uint32_t elf_size;              /* 0x74: the ELF record right after the payload (bzpack_elf.h) */
 	uint32_t elf_crc;               /* 0x78: CRC32C of its bytes */
-	uint32_t header_crc;            /* 0x7c: CRC32C of bytes 0x00..0x7b: every byte above */
+	uint32_t flags;                 /* 0x7c: BZPACK_FLAG_*: how the payload was prepared; a
+					   stub refuses any it does not carry the code for */
+	uint32_t header_crc;            /* 0x80: CRC32C of bytes 0x00..0x7f: every byte above */
 } __attribute__((packed));
+
+/* bzpack_header.flags.  X86: the kernel's bytes (out_size - relocs_size;
+ * not the relocation table) went through the x86 branch converter
+ * (decode/bcj_x86.h, start offset 0) before compression; the stub
+ * un-filters them after decoding, before the relocation table is read.
+ * Only the -bcj stubs carry that code (stub/bcj.c), and only they accept
+ * the flag; they accept no payload without it. */
+#define BZPACK_FLAG_X86         0x1u
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x80
+#define BZPACK_HEADER_SIZE      0x84
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
@@ -411,7 +421,8 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "set
 _Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, "payload_xxh64");
 _Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
 _Static_assert(__builtin_offsetof(struct bzpack_header, elf_size) == 0x74, "elf_size");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x7c, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, flags) == 0x7c, "flags");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x80, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

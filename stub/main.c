@@ -75,6 +75,10 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
 		return "payload codec does not match this stub's decoder";
+	/* Exactly this stub's: a flag it has no code for (the x86 filter in a
+	 * plain stub, one no stub knows), or a -bcj stub's without it. */
+	if (hdr->flags != STUB_FLAGS)
+		return "payload flags do not match this stub";
 	if (hdr->bits != 8 * sizeof(void *))
 		return "payload word size does not match this stub";
 	if (hdr->workspace_size < stub_codec.workspace_size ||
@@ -202,6 +206,10 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	}
 	serial_puts(" check=");         /* the payload checksum verify= ran */
 	serial_puts(t->check);
+	if (STUB_FLAGS & BZPACK_FLAG_X86) {
+		serial_puts(" unfilter=");      /* the x86 un-filter's cycles, after decompress= */
+		serial_put_u64(t->unfilter);
+	}
 	serial_puts("\n");
 }
 
@@ -221,6 +229,10 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 	if (status != DECODE_OK) {
 		*detail = decode_status_name(status);
 		return "decompression failed: ";
+	}
+	if (STUB_FLAGS & BZPACK_FLAG_X86) {
+		stub_unfilter_x86(out, hdr->out_size - hdr->relocs_size);
+		t->unfilter = read_tsc() - t3;
 	}
 	const char *why = relocate(hdr, out, delta, crc, detail);
 	if (why)

@@ -8,6 +8,16 @@
 #include "bzpack_format.h"
 #include "decode.h"
 
+/* The header flags this stub carries the code for, and so accepts, and
+ * requires: 0, or BZPACK_FLAG_X86 in the -bcj stubs, whose main.c is
+ * built with -DSTUB_FLAGS=BZPACK_FLAG_X86 and which link stub/bcj.c
+ * (stub/stub.mk).  The other stubs have not a byte of the filter. */
+#ifndef STUB_FLAGS
+#define STUB_FLAGS 0
+#endif
+/* The x86 un-filter over the decoded kernel (stub/bcj.c, -bcj stubs only). */
+void stub_unfilter_x86(uint8_t *kernel, size_t size);
+
 /* The one codec this stub was built with (stub/codec.c). */
 struct stub_codec {
 	uint8_t id;             /* enum bzpack_codec */
@@ -31,6 +41,7 @@ struct stub_times {
 	uint64_t start;         /* rdtsc at the first instruction we know of */
 	uint64_t move, verify, decompress; /* cycles of each phase */
 	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
+	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,

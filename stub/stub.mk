@@ -5,6 +5,11 @@
 # (CODECS in the top Makefile).
 
 STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o serial.o string.o decode/crc32c.o)
+# A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
+# through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
+# with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
+# the header flag) and the un-filter, bcj.o.  The other stubs link neither.
+STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o serial.o string.o decode/crc32c.o bcj.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
@@ -19,11 +24,12 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o memory.o kaslr.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
-STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin))
+STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin \
+	$(B)/stub/$(c)-bcj-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
 
 $(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
@@ -39,6 +45,9 @@ $(B)/stub/$(1)/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 $(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
+$(B)/stub/$(1)/main-bcj.o: stub/main.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_X86 -c -o $$@ $$<
 $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
@@ -69,6 +78,13 @@ $(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(c
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))
+define stub_bcj_rule
+$(B)/stub/$(1)-bcj-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_BCJ_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
+		--build-id=none -z noexecstack -L$(B)/gen \
+		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
+endef
+$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_bcj_rule,$(c),$(w)))))
 
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf

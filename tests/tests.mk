@@ -22,6 +22,7 @@
 #   bzip2     decode/bzip2_decode.c against libbz2 (tests/test_bzip2.c)
 #   xz        decode/lzma_decode.c and xz_decode.c against liblzma
 #             (tests/test_xz.c)
+#   bcj       decode/bcj_x86.h against liblzma's x86 filter (tests/test_bcj.c)
 #   zstd      decode/zstd_decode.c against libzstd (tests/test_zstd.c)
 #   tool_files  the xz/lzma, gzip, bzip2 and zstd decoders against what
 #             the xz, gzip, bzip2 and zstd tools make of the test kernels,
@@ -160,6 +161,12 @@ TEST_SRCS_xz           := tests/test_xz.c decode/lzma_decode.c decode/xz_decode.
 TEST_LIBS_xz           := -llzma
 TEST_VARIANTS_xz       := native asan
 
+# bcj: decode/bcj_x86.h, both directions, in one run and in steps,
+# against liblzma's x86 filter (tests/test_bcj.c).
+TEST_SRCS_bcj     := tests/test_bcj.c $(TESTLIB)
+TEST_LIBS_bcj     := -llzma
+TEST_VARIANTS_bcj := native asan
+
 # zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
 # installable i386 build here (ci/deps.sh).
 TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c $(TESTLIB)
@@ -175,7 +182,7 @@ TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),de
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := reference lz4 crc32c xxh64 codecs lzo gzip gzip32 bzip2 xz zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32c xxh64 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
 
 # TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
 # TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.

@@ -431,7 +431,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 		goto done;
 	cell->image_bytes = image.size;
 	fprintf(stderr, "bzpack bench: %s: %s: timing our decoder on this host\n", name, c->name);
-	if (decode_speed_measure(c, &payload, k->blob.size, HOST_MIN_RUNS, HOST_MIN_SECONDS, &speed,
+	if (decode_speed_measure(c, &payload, k->blob.size, 0, HOST_MIN_RUNS, HOST_MIN_SECONDS, &speed,
 				 err) < 0)
 		goto done;
 	cell->host_mbps = speed.best_mbps;

@@ -25,6 +25,7 @@
 #include "info_out.h"
 #include "linux_codecs.h"
 #include "relocs.h"
+#include "x86_filter.h"
 
 #define PROTOCOL_RELOCATABLE  0x0205  /* kernel_alignment, relocatable_kernel */
 #define PROTOCOL_PAYLOAD      0x0208  /* payload_offset, payload_length */
@@ -201,6 +202,8 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		failed(info, err, "bzpack header: unknown codec %u", h->codec);
 	if (h->bits != 32 && h->bits != 64)
 		failed(info, err, "bzpack header: bits is %u", h->bits);
+	if (h->flags & ~BZPACK_FLAG_X86)
+		failed(info, err, "bzpack header: unknown flags 0x%x", h->flags & ~BZPACK_FLAG_X86);
 	if (h->payload_size != info->payload_length)
 		failed(info, err, "bzpack header: payload of %u bytes, setup header says %u",
 		       h->payload_size, info->payload_length);
@@ -243,6 +246,10 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		out->data = NULL;
 		return failed(info, err, "bzpack payload: %s data corrupt (%s)", info->codec, decode_status_name(s));
 	}
+	/* As the -bcj stub does, the kernel's bytes only (entry check above:
+	 * relocs_size < out_size). */
+	if (h->flags & BZPACK_FLAG_X86)
+		x86_unfilter(out->data, out->size - h->relocs_size);
 	info->decompressed = 1;
 	return 0;
 }
@@ -525,6 +532,11 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 
 	if (i->ours) {
 		const struct bzpack_header *h = &i->header;
+		info_begin(o, "filter");
+		info_str(o, "filter", "%s", h->flags & BZPACK_FLAG_X86 ? "x86" : "none");
+		info_num(o, "flags", " (flags 0x%llx", (unsigned long long)h->flags);
+		info_text(o, "%s)", h->flags & BZPACK_FLAG_X86 ? ": the stub un-filters the kernel after decoding" : "");
+		info_end(o);
 		info_begin(o, "entry");
 		info_num(o, "entry", "0x%llx", (unsigned long long)h->entry);
 		info_num(o, "bits", " (%llu-bit, from the bzpack header)", (unsigned long long)h->bits);

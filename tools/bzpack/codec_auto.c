@@ -15,10 +15,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "decode_speed.h"
 #include "image.h"
 #include "payload_cache.h"
+#include "x86_filter.h"
 
 /* Each decoder is timed for at least this many runs and this long: enough
  * for a steady best run, short beside the compression itself. */
@@ -27,6 +29,7 @@
 
 struct candidate {
 	const struct codec *codec;
+	uint32_t flags;                 /* BZPACK_FLAG_X86: the x86-filtered kernel */
 	uint64_t image_bytes;
 	double decode_mbps;             /* best run: the least disturbed by other jobs */
 	double read_ms, decode_ms, total_ms;
@@ -44,10 +47,14 @@ static int by_estimate(const void *a, const void *b)
 
 	if (x->total_ms != y->total_ms)
 		return x->total_ms < y->total_ms ? -1 : 1;
-	return (x->codec > y->codec) - (x->codec < y->codec);
+	if (x->codec != y->codec)
+		return (x->codec > y->codec) - (x->codec < y->codec);
+	return (x->flags > y->flags) - (x->flags < y->flags);
 }
 
-/* Compress, lay out and time one codec.  The payload stays in *payload. */
+/* Compress, lay out and time one codec on k (the kernel as is, or
+ * x86-filtered: then the timing includes the un-filter, as the stub runs
+ * it).  The payload stays in *payload. */
 static int measure(const struct kernel *k, const struct codec *c, const struct auto_settings *s,
 		   struct candidate *row, struct buffer *payload, struct error *err)
 {
@@ -57,13 +64,14 @@ static int measure(const struct kernel *k, const struct codec *c, const struct a
 
 	if (codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, err) < 0 ||
 	    image_build(k, c, LEVEL_DEFAULT, payload, "", NULL, 0, &image, &layout, err) < 0 ||
-	    decode_speed_measure(c, payload, k->blob.size, AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed,
-				 err) < 0) {
+	    decode_speed_measure(c, payload, k->blob.size, k->flags & BZPACK_FLAG_X86 ? kernel_size(k) : 0,
+				 AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed, err) < 0) {
 		free(image.data);
 		return -1;
 	}
 	free(image.data);
 	row->codec = c;
+	row->flags = k->flags;
 	row->image_bytes = image.size;
 	row->decode_mbps = speed.best_mbps;
 	row->read_ms = time_to_kernel_ms(image.size, 0, s->storage_mbps, 1.0, 0.0);
@@ -94,53 +102,71 @@ static const char *reason(const struct candidate *rows, size_t n)
 static void report(FILE *out, const char *input, const struct auto_settings *s,
 		   struct candidate *rows, size_t n)
 {
-	fprintf(out, "  %-8s %12s %12s %10s %10s %10s\n", "codec", "image bytes", "decode MB/s",
+	fprintf(out, "  %-12s %12s %12s %10s %10s %10s\n", "codec", "image bytes", "decode MB/s",
 		"read ms", "decode ms", "total ms");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %-8s %12llu %12.0f %10.2f %10.2f %10.2f\n", rows[i].codec->name,
+	for (size_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "%s%s", rows[i].codec->name, x86_filter_suffix(rows[i].flags));
+		fprintf(out, "  %-12s %12llu %12.0f %10.2f %10.2f %10.2f\n", name,
 			(unsigned long long)rows[i].image_bytes, rows[i].decode_mbps, rows[i].read_ms,
 			rows[i].decode_ms, rows[i].total_ms);
+	}
 	fprintf(out,
-		"bzpack: %s: --codec auto chose %s, %s: %.2f ms to kernel (%.2f ms reading %llu bytes at "
+		"bzpack: %s: --codec auto chose %s%s, %s: %.2f ms to kernel (%.2f ms reading %llu bytes at "
 		"%.10g MB/s + %.2f ms decoding at %.0f MB/s x CPU scale %.10g)",
-		input, rows[0].codec->name, reason(rows, n), rows[0].total_ms, rows[0].read_ms,
+		input, rows[0].codec->name, x86_filter_suffix(rows[0].flags), reason(rows, n), rows[0].total_ms, rows[0].read_ms,
 		(unsigned long long)rows[0].image_bytes, s->storage_mbps, rows[0].decode_ms,
 		rows[0].decode_mbps, s->cpu_scale);
 	if (n > 1)
-		fprintf(out, "; next best %s, %.2f ms", rows[1].codec->name, rows[1].total_ms);
+		fprintf(out, "; next best %s%s, %.2f ms", rows[1].codec->name, x86_filter_suffix(rows[1].flags),
+			rows[1].total_ms);
 	fputc('\n', out);
 }
 
-int codec_auto(const char *input, const struct kernel *k, const struct auto_settings *s,
+int codec_auto(const char *input, struct kernel *k, const struct auto_settings *s,
 	       const struct codec **chosen, struct buffer *payload, struct error *err)
 {
-	struct candidate *rows = calloc(codec_count, sizeof(*rows));
+	/* Each codec twice: on the kernel as is, and on its x86-filtered copy
+	 * (but a codec whose stream has the filter inside, codec_filters_x86). */
+	struct candidate *rows = calloc(2 * codec_count, sizeof(*rows));
 	struct buffer best = { 0, 0 };
+	struct kernel filtered = *k;
 	size_t n = 0, total = 0, lead = 0;
 
-	if (!rows)
+	filtered.blob.data = rows ? malloc(k->blob.size ? k->blob.size : 1) : NULL;
+	if (!rows || !filtered.blob.data) {
+		free(rows);
+		free(filtered.blob.data);
 		return fail_with(err, "out of memory");
+	}
+	memcpy(filtered.blob.data, k->blob.data, k->blob.size);
+	kernel_x86_filter(&filtered);
+	const struct kernel *variants[] = { k, &filtered };
 	for (size_t i = 0; i < codec_count; i++)
-		total += codec_auto_candidate(&codecs[i]);
+		total += codec_auto_candidate(&codecs[i]) ? 2 - (size_t)codec_filters_x86(&codecs[i]) : 0;
 	note("bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
 		input, total, s->storage_mbps, s->cpu_scale);
-	for (size_t i = 0; i < codec_count; i++) {
-		const struct codec *c = &codecs[i];
+	for (size_t i = 0; i < 2 * codec_count; i++) {
+		const struct codec *c = &codecs[i / 2];
+		const struct kernel *v = variants[i % 2];
 		struct buffer p = { 0, 0 };
 		struct error why;
 
-		if (!codec_auto_candidate(c))
+		if (!codec_auto_candidate(c) || (v->flags && codec_filters_x86(c)))
 			continue;
 		if (s->progress)
-			fprintf(stderr, "bzpack: %s: --codec auto: %s (%zu of %zu)...\n", input, c->name,
-				n + 1, total);
-		if (measure(k, c, s, &rows[n], &p, &why) < 0) {
+			fprintf(stderr, "bzpack: %s: --codec auto: %s%s (%zu of %zu)...\n", input, c->name,
+				x86_filter_suffix(v->flags), n + 1, total);
+		if (measure(v, c, s, &rows[n], &p, &why) < 0) {
 			free(p.data);
 			free(best.data);
 			free(rows);
-			return fail_with(err, "--codec auto: %s: %s", c->name, why.msg);
+			free(filtered.blob.data);
+			return fail_with(err, "--codec auto: %s%s: %s", c->name, x86_filter_suffix(v->flags),
+					 why.msg);
 		}
-		/* Keep only the best payload so far: eight of a 60 MB kernel's add up.
+		/* Keep only the best payload so far: sixteen of a 60 MB kernel's add up.
 		 * by_estimate also orders the report, whose first row is this one. */
 		if (!best.data || by_estimate(&rows[n], &rows[lead]) < 0) {
 			lead = n;
@@ -153,6 +179,7 @@ int codec_auto(const char *input, const struct kernel *k, const struct auto_sett
 	}
 	if (!n) {
 		free(rows);
+		free(filtered.blob.data);
 		return fail_with(err, "--codec auto: no candidate codec is built in");
 	}
 	qsort(rows, n, sizeof(rows[0]), by_estimate);
@@ -160,6 +187,14 @@ int codec_auto(const char *input, const struct kernel *k, const struct auto_sett
 		report(stderr, input, s, rows, n);
 	*chosen = rows[0].codec;
 	*payload = best;
+	/* The payload is of the filtered kernel: from here on, k is that one. */
+	if (rows[0].flags & BZPACK_FLAG_X86) {
+		free(k->blob.data);
+		k->blob = filtered.blob;
+		k->flags = filtered.flags;
+	} else {
+		free(filtered.blob.data);
+	}
 	free(rows);
 	return 0;
 }

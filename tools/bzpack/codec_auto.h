@@ -17,12 +17,14 @@ struct auto_settings {
 };
 
 /* Compress k's memory with every candidate (each codec of the table but
- * none: see codec_auto.c) at its default level, time our decoder on each
+ * none, on the kernel as is and x86-filtered: see codec_auto.c) at its
+ * default level, time our decoder on each
  * payload, and print on stderr a table of the candidates, best first, and
  * a line "bzpack: INPUT: --codec auto chose CODEC, WHY: ..." with the
  * figures that decided it.  Returns 0 with *chosen and *payload (the
- * caller frees payload->data), or -1 with err set. */
-int codec_auto(const char *input, const struct kernel *k, const struct auto_settings *s,
+ * caller frees payload->data), k filtered too when the x86 variant won
+ * (k->flags says so), or -1 with err set. */
+int codec_auto(const char *input, struct kernel *k, const struct auto_settings *s,
 	       const struct codec **chosen, struct buffer *payload, struct error *err);
 
 #endif

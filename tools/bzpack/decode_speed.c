@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+#include "x86_filter.h"
+
 #define MAX_RUNS 1000           /* the sample array's size; enough for any median */
 
 static int compare_doubles(const void *a, const void *b)
@@ -16,7 +18,7 @@ static int compare_doubles(const void *a, const void *b)
 }
 
 int decode_speed_measure(const struct codec *c, const struct buffer *payload, size_t out_size,
-			 unsigned min_runs, double min_seconds, struct decode_speed *out,
+			 size_t unfilter_size, unsigned min_runs, double min_seconds, struct decode_speed *out,
 			 struct error *err)
 {
 	static double secs[MAX_RUNS];
@@ -37,6 +39,8 @@ int decode_speed_measure(const struct codec *c, const struct buffer *payload, si
 	for (int warm = 1; n < MAX_RUNS; warm = 0) {
 		double t0 = cpu_seconds();
 		enum decode_status s = c->decode(payload->data, payload->size, dst, out_size, workspace);
+		if (s == DECODE_OK && unfilter_size)
+			x86_unfilter(dst, unfilter_size);
 		double t1 = cpu_seconds();
 		if (s != DECODE_OK) {
 			fail_with(err, "our %s decoder rejects the payload: %s", c->name,

@@ -29,12 +29,14 @@ struct decode_speed {
 	unsigned runs;          /* how many decodes were timed */
 };
 
-/* Decode payload (out_size bytes of output) with c's decoder at least
+/* Decode payload (out_size bytes of output) with c's decoder, then
+ * un-filter its first unfilter_size bytes (x86_filter.h; 0: none, the
+ * payload of a kernel without BZPACK_FLAG_X86), as the stub does, at least
  * min_runs times and for at least min_seconds, checking every run's status.
  * Returns 0, or -1 with err set when the payload does not decode or memory
  * runs out. */
 int decode_speed_measure(const struct codec *c, const struct buffer *payload, size_t out_size,
-			 unsigned min_runs, double min_seconds, struct decode_speed *out,
+			 size_t unfilter_size, unsigned min_runs, double min_seconds, struct decode_speed *out,
 			 struct error *err);
 
 /* What `bzpack bench` and `--codec auto` assume storage reads at unless

@@ -28,6 +28,7 @@
 #include "pe.h"
 #include "sbat.h"
 #include "stubs.h"
+#include "x86_filter.h"
 
 #define BZPACK_VERSION_STRING "bzpack 0.1"
 #define CMDLINE_SIZE          2048  /* Linux x86 COMMAND_LINE_SIZE */
@@ -205,6 +206,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->setup_crc = setup_header_crc(&crc, sh);
 	h->elf_size = (uint32_t)elf_record_size(k);
 	h->elf_crc = crc32c_update(&crc, 0, record, h->elf_size);
+	h->flags = k->flags;
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
@@ -239,12 +241,13 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		    const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
 		    struct image_layout *l, struct error *err)
 {
-	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits);
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags);
 	char version[KERNEL_VERSION_MAX + 64];
 	struct stub_info si;
 
 	if (!stub.size)
-		return fail_with(err, "no %d-bit stub for codec %s", k->bits, codec->name);
+		return fail_with(err, "no %d-bit stub for codec %s%s", k->bits, codec->name,
+				 x86_filter_suffix(k->flags));
 	if (read_stub_info(&stub, &si, err) < 0)
 		return -1;
 	if (k->elf.phnum < 1 || k->elf.phnum > BZPACK_ELF_PHDRS_MAX)
@@ -253,8 +256,8 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		return fail_with(err, "--cmdline is longer than %d bytes", CMDLINE_SIZE - 1);
 	if (cmdline[0] && !si.efi_entry)
 		return fail_with(err, "--cmdline is for the EFI entry, and %d-bit images have none", k->bits);
-	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s, %d-bit%s",
-		 k->version, k->version[0] ? " [" : "", codec->name, k->bits,
+	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s%s, %d-bit%s",
+		 k->version, k->version[0] ? " [" : "", codec->name, x86_filter_suffix(k->flags), k->bits,
 		 k->version[0] ? "]" : "");
 	uint64_t version_offset = setup.size, version_len = strlen(version) + 1;
 	/* The EFI entry's default command line, then the CRC32C of its bytes. */
@@ -334,7 +337,7 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 	uint64_t overhead = l->setup_size + l->stub_size + BZPACK_HEADER_SIZE;
 
 	kernel_print(out, "kernel:", 10, k);
-	fprintf(out, "codec:     %s, %zu -> %llu bytes (%.2f%%)\n", codec->name,
+	fprintf(out, "codec:     %s%s, %zu -> %llu bytes (%.2f%%)\n", codec->name, x86_filter_suffix(k->flags),
 		k->blob.size, (unsigned long long)l->payload_size,
 		k->blob.size ? 100.0 * (double)l->payload_size / (double)k->blob.size : 0.0);
 	fprintf(out, "setup:     %llu bytes (%llu sectors)\n", (unsigned long long)l->setup_size,

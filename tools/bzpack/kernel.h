@@ -49,6 +49,8 @@ struct kernel {
 	struct carried_setup carried;   /* from a bzImage input, or an extracted ELF's note */
 	struct kernel_elf elf;          /* for the image's ELF record */
 	int packed_level;               /* an image's or a note's record of its level; -1: none */
+	uint32_t flags;            /* bzpack_header.flags the blob is prepared for: BZPACK_FLAG_X86
+				      when its kernel bytes went through the x86 filter (x86_filter.h) */
 };
 
 /* Parse an ELF32/ELF64 x86 executable.  want_bits: 0 for any, or 32/64. */

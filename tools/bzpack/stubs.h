@@ -5,6 +5,7 @@
 #include "util.h"
 
 struct buffer stub_setup_blob(void);
-struct buffer stub_blob(int codec, int bits);   /* size 0 if none */
+/* The stub for codec, bits and bzpack_header.flags; size 0 if none. */
+struct buffer stub_blob(int codec, int bits, uint32_t flags);
 
 #endif

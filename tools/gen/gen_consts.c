@@ -37,7 +37,7 @@ static const struct constant constants[] = {
 	C(BZPACK_ENTRY_16), C(BZPACK_ENTRY_32), C(BZPACK_ENTRY_64),
 	C(BZPACK_LOAD_ADDR), C(BOOT_PARAMS_SIZE), C(E820_MAX_ENTRIES), C(E820_TYPE_RAM),
 	{ "E820_ENTRY_SIZE", sizeof(struct e820_entry) },
-	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
+	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FLAG_X86), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
 	C(BZPACK_SCRATCH_PML4), C(BZPACK_SCRATCH_PDPT), C(BZPACK_SCRATCH_PD),
 	C(BZPACK_SCRATCH_PD_HIGH), C(BZPACK_SCRATCH_TABLES_END),
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
@@ -63,7 +63,7 @@ static const struct constant constants[] = {
 	BZ(payload_crc), BZ(out_addr), BZ(out_size), BZ(zero_size), BZ(entry),
 	BZ(scratch_offset), BZ(scratch_offset_check), BZ(init_size), BZ(workspace_size),
 	BZ(kernel_info), BZ(relocs_size), BZ(relocs_crc), BZ(virt_addr), BZ(out_align),
-	BZ(inplace_offset), BZ(setup_crc), BZ(payload_xxh64), BZ(relocs_xxh64), BZ(elf_size), BZ(elf_crc), BZ(header_crc),
+	BZ(inplace_offset), BZ(setup_crc), BZ(payload_xxh64), BZ(relocs_xxh64), BZ(elf_size), BZ(elf_crc), BZ(flags), BZ(header_crc),
 	/* which setup_header fields setup_crc covers, for the scripts that
 	 * judge damage */
 	SETUP_CRC_FIELDS(CRC_COVERED) SETUP_LOADER_FIELDS(CRC_LOADER)
@@ -92,8 +92,9 @@ static int check_setup_lists(void)
 	return 0;
 }
 
-/* The packer's stubs, one blob per codec and word size, and a table the
- * packer looks them up in (tools/bzpack/stubs.c): id, bits, start, end. */
+/* The packer's stubs, one blob per codec, word size and flags, and a
+ * table the packer looks them up in (tools/bzpack/stubs.c): id, bits,
+ * flags, start, end. */
 static void print_stubs(void)
 {
 	static const struct { const char *ident; unsigned id; } codecs[] = {
@@ -114,20 +115,28 @@ static void print_stubs(void)
 	       ".endm\n\n"
 	       "\t.global stub_setup, stub_setup_end\n"
 	       "\tblob stub_setup, \"stub/setup.bin\"\n");
+	/* Each codec and word size twice: the plain stub, then the -bcj one
+	 * (stub/stub.mk) for payloads with BZPACK_FLAG_X86. */
+	static const struct { const char *suffix; unsigned flags; } kinds[] = {
+		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 },
+	};
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			printf("\tblob stub_%s_%d, \"stub/%s-%d.bin\"\n", codecs[c].ident, bits[w],
-			       codecs[c].ident, bits[w]);
+			for (size_t k = 0; k < 2; k++)
+				printf("\tblob stub_%s_%d_f%u, \"stub/%s%s-%d.bin\"\n", codecs[c].ident,
+				       bits[w], kinds[k].flags, codecs[c].ident, kinds[k].suffix, bits[w]);
 	printf("\n\t.section .data.rel.ro.stub_table, \"aw\"\n"
 	       "\t.balign 8\n"
 	       "\t.global stub_table, stub_table_count\n"
-	       "stub_table:\t\t/* struct stub_entry: u32 codec, u32 bits, start, end */\n");
+	       "stub_table:\t\t/* struct stub_entry: u32 codec, bits, flags, 0; start, end */\n");
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			printf("\t.long %u, %d\n\t.dc.a stub_%s_%d, stub_%s_%d_end\n", codecs[c].id,
-			       bits[w], codecs[c].ident, bits[w], codecs[c].ident, bits[w]);
+			for (size_t k = 0; k < 2; k++)
+				printf("\t.long %u, %d, %u, 0\n\t.dc.a stub_%s_%d_f%u, stub_%s_%d_f%u_end\n",
+				       codecs[c].id, bits[w], kinds[k].flags, codecs[c].ident, bits[w],
+				       kinds[k].flags, codecs[c].ident, bits[w], kinds[k].flags);
 	printf("stub_table_count:\n\t.long %zu\n\n"
-	       "\t.section .note.GNU-stack, \"\", @progbits\n", 2 * n);
+	       "\t.section .note.GNU-stack, \"\", @progbits\n", 4 * n);
 }
 
 int main(int argc, char **argv)
