@@ -334,10 +334,11 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   5       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   6       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
-					   5: in place: offsets from the run base, inplace_offset */
+					   5: in place: offsets from the run base, inplace_offset;
+					   6: embedded initrd, osrel, uname, cmdline sections */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -357,6 +358,26 @@ static inline const char *bzpack_codec_name(unsigned codec)
 	}
 	return 0;
 }
+
+/*
+ * What the image carries besides the kernel, each a Unified Kernel Image
+ * section of the same name (systemd's UKI specification) in the PE of a
+ * 64-bit image: bytes of the protected-mode part after the payload, each
+ * at a BZPACK_EMBED_ALIGN offset from its start, so that under UEFI the
+ * section lies at .text's RVA plus the same offset and every entry finds
+ * it from its own load address.  BIOS loaders and kexec load them with the
+ * rest (syssize counts them).  size 0: not embedded.
+ */
+struct bzpack_embed {
+	uint32_t offset;                /* from the protected-mode part's start */
+	uint32_t size;                  /* bytes, the padding to the section's end not counted */
+	uint32_t crc;                   /* CRC32C of those bytes */
+} __attribute__((packed));
+#define BZPACK_EMBED_ALIGN      0x1000  /* the PE SectionAlignment */
+/* Linux reads concatenated cpio archives (compressed or not) at 4-byte
+ * boundaries: each --initrd file, and the embedded initrd before the
+ * loader's, starts at one. */
+#define BZPACK_INITRD_ALIGN     4
 
 struct bzpack_header {
 	uint32_t magic;                 /* 0x00: BZPACK_MAGIC */
@@ -384,19 +405,24 @@ struct bzpack_header {
 					   this (a power of two, >= 4 KiB); 0 without one */
 	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
 					   goes, its end at most scratch_offset */
-	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
-	uint32_t header_crc;            /* 0x64: CRC32C of bytes 0x00..0x63: every byte above */
+	struct bzpack_embed initrd;     /* 0x60: .initrd: handed to the kernel, before the loader's */
+	struct bzpack_embed osrel;      /* 0x6c: .osrel: os-release text, for boot menus */
+	struct bzpack_embed uname;      /* 0x78: .uname: the kernel's release */
+	struct bzpack_embed cmdline;    /* 0x84: .cmdline: the default command line (NUL excluded) */
+	uint32_t setup_crc;             /* 0x90: setup_header_crc() of the setup_header as packed */
+	uint32_t header_crc;            /* 0x94: CRC32C of bytes 0x00..0x93: every byte above */
 } __attribute__((packed));
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x68
+#define BZPACK_HEADER_SIZE      0x98
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
-_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x64, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, initrd) == 0x60, "initrd");
+_Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x90, "setup_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x94, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

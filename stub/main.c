@@ -137,7 +137,7 @@ static const char *entry_name(uint32_t entry)
 }
 
 void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
-		 const struct stub_times *t)
+		 const struct stub_times *t, unsigned initrds)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -174,6 +174,17 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 		serial_put_hex(where->phys);
 		serial_puts(",virt:");
 		serial_put_hex(hdr->virt_addr + (hdr->bits == 32 ? where->phys - hdr->out_addr : where->virt_delta));
+	}
+	serial_puts(" initrd=");        /* none, or which (embedded, loader, both) and where: 0xADDR+SIZE */
+	if (!initrds) {
+		serial_puts("none");
+	} else {
+		serial_puts(initrds == INITRD_LOADER ? "loader" : initrds == INITRD_EMBEDDED ? "embedded"
+											  : "embedded+loader");
+		serial_puts(":");
+		serial_put_hex(bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32);
+		serial_puts("+");
+		serial_put_u64(bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32);
 	}
 	serial_puts("\n");
 }
@@ -218,6 +229,7 @@ struct finish {
 	void *workspace;
 	struct kaslr where;
 	struct stub_times t;
+	unsigned initrds;               /* INITRD_*: what the kernel got */
 };
 
 /* 3 (the move), 4, 5, 6, 7.  Runs from wherever the stub is by now, so it
@@ -234,7 +246,7 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, &f->t, &detail);
 	if (why)
 		fail(why, detail);
-	stub_report(f->hdr, f->bp, &f->where, &f->t);
+	stub_report(f->hdr, f->bp, &f->where, &f->t, f->initrds);
 	enter_kernel((uintptr_t)(f->kernel + (f->hdr->entry - f->hdr->out_addr)), f->bp);
 }
 
@@ -273,6 +285,9 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 	void *workspace = (void *)(uintptr_t)(scratch_start + BZPACK_SCRATCH_SIZE);
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
+	why = initrd_check_embedded(hdr, startup_32, image_end - load, &crc);
+	if (why)
+		fail(why, "");
 	if (copy_at + stub_bytes > scratch.end || in_place.end > scratch.start || in_place.start < base ||
 	    kernel_mem > hdr->scratch_offset)
 		fail("memory plan in the header is inconsistent", "");
@@ -307,15 +322,23 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 		moved = in_place;
 		f.moved = (uint8_t *)(uintptr_t)in_place.start;
 	}
+	/* The initrd the kernel gets, clear of what the boot still needs. */
+	struct initrd_plan initrd;
+	const struct mem_range needed[] = { image, out, scratch, moved };
+	why = initrd_plan(bp, hdr, load, (struct mem_range){ load, image_end }, needed, 4, &initrd);
+	if (why)
+		fail(why, "");
 	/* setup_data in the way (QEMU appends a -dtb right after the image,
 	 * init_size or not) is copied clear of everything and relinked. */
-	const struct mem_range in_use[] = { image, out, scratch, moved };
-	why = memory_rescue_setup_data(bp, in_use, 4);
+	const struct mem_range in_use[] = { image, out, scratch, moved, { initrd.to, initrd.to + initrd.total } };
+	why = memory_rescue_setup_data(bp, in_use, 5);
 	if (why)
 		fail(why, "");
 	check_range(bp, "kernel range", out);
 	if (moved.end)
 		check_range(bp, "payload move", moved);
+	initrd_hand_over(bp, &initrd);
+	f.initrds = initrd.used;
 
 	/* i386 kernels move by the physical distance; x86_64 kernels find
 	 * their physical address themselves, and their table moves their

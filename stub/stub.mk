@@ -4,7 +4,7 @@
 # and decode/<ident>_decode.c.  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o serial.o string.o decode/crc32c.o)
+STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
@@ -19,7 +19,7 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o memory.o kaslr.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
