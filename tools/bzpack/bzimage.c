@@ -465,7 +465,7 @@ static void flag_names(struct info_out *o, const char *key, unsigned value, cons
  * ones (.uname, os-release's PRETTY_NAME) shown as well. */
 static void print_embedded(struct info_out *o, const struct bzimage_info *i)
 {
-	static const char *const keys[BZIMAGE_EMBEDS] = { "initrd", "osrel", "uname", "cmdline" };
+	static const char *const keys[BZIMAGE_EMBEDS] = { "initrd", "osrel", "uname", "cmdline_section" };
 	char key[32], label[16];
 
 	for (int n = 0; n < BZIMAGE_EMBEDS; n++) {
