@@ -297,10 +297,14 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
 
-	const struct mem_range ours[] = { image, scratch };
+	/* A random slot also avoids the embedded initrd, which then need not move. */
+	struct mem_range embedded = { 0, 0 };
+	if (hdr->initrd.size)
+		embedded = (struct mem_range){ load + hdr->initrd.offset, load + hdr->initrd.offset + hdr->initrd.size };
+	const struct mem_range ours[] = { image, scratch, embedded };
 	struct finish f = { .hdr = hdr, .crc = &crc, .bp = bp, .payload = payload, .workspace = workspace,
 			    .t = { .start = t_start } };
-	kaslr_choose(bp, hdr, base, kernel_mem, ours, 2, &f.where);
+	kaslr_choose(bp, hdr, base, kernel_mem, ours, 3, &f.where);
 	uint64_t kernel = f.where.phys;
 	struct mem_range out = { kernel, kernel + kernel_mem };
 	if (out.start < LOW_MEMORY_END)
