@@ -162,6 +162,22 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	else
 		fail "$name" "$out"
 	fi
+	# nokaslr: GRUB puts the image at pref_address, where the kernel goes,
+	# so the embedded initrd lies in the kernel's way and must move first.
+	iso=$T/initrd-grub-bios-nokaslr.iso
+	name="initrd: Debian amd64 via GRUB BIOS at pref_address, nokaslr: the initrd moves out of the kernel's way"
+	if out=$(bash ci/mkgrubiso.sh "$img" "" "$IR_CMDLINE nokaslr" "$iso" 2>&1); then
+		ir_boot "$name" "$T/initrd-grub-bios-nokaslr.log" "initramfs" "$iso" -C -m 512M -t 180
+		log=$T/initrd-grub-bios-nokaslr.log
+		# (GRUB's screen codes make the log binary to grep: -a)
+		field=$(grep -a -m1 -o ' initrd=[^ ]*' "$log" | cut -d= -f2 | tr -d '\r')
+		out_size=$(grep -a -m1 -o ' out=[0-9]*' "$log" | cut -d= -f2)
+		at=$(sed -n 's/^embedded:\(0x[0-9a-f]*\)+.*/\1/p' <<<"$field") size=${field##*+}
+		check "$name: it went clear of the kernel at 16 MiB ($field, kernel out=$out_size)" \
+			test -n "$at" -a $((at + ${size:-0})) -le $((0x1000000)) -o $((${at:-0})) -ge $((0x1000000 + ${out_size:-0}))
+	else
+		fail "$name" "$out"
+	fi
 	if why=$(ovmf_missing); then
 		skip "initrd: Debian amd64 under OVMF" "$why"
 		continue
