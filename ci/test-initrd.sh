@@ -193,6 +193,13 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	else
 		fail "$name" "$out"
 	fi
+	esp=$T/initrd-grub-efi-handover.img
+	name="initrd: Debian amd64 via GRUB EFI linuxefi (EFI handover), no initrdefi line"
+	if out=$(bash ci/mkgrubefi.sh -e "$img" "" "$IR_CMDLINE" "$esp" 2>&1); then
+		ir_boot "$name" "$T/initrd-grub-efi-handover.log" "initramfs" "$esp" -U -H -m 512M -t 240
+	else
+		fail "$name" "$out"
+	fi
 	# systemd-boot with nothing but the image in \EFI\Linux\: no
 	# loader.conf, no entries; it boots what it lists, its default entry.
 	esp=$T/initrd-sdboot.img
