@@ -54,6 +54,9 @@ else
 	check "initrd: --info --json has initrd_size, initrd_crc_check, uname_text" \
 		python3 -c 'import json, sys; f = json.loads(sys.argv[1])["fields"]
 assert f["initrd_size"] == 10010 and f["initrd_crc_check"] == "ok" and f["uname_text"] == "6.1.0-bzpack-test", f' "$json"
+	note=$($BZPACK -o "$T/initrd-repacked.img" "$ir_img" 2>&1 > /dev/null)
+	check "initrd: repacking the image says what does not carry over" \
+		grep -q "what it embeds (.initrd .osrel .uname .cmdline) does not carry over" <<<"$note"
 	no=$($BZPACK --extract --initrd -o "$T/initrd-none.bin" "$B/images/testkern64.elf" 2>&1)
 	check "initrd: --extract --initrd of a file without one: one line, exit 1, nothing written" \
 		bash -c '[ $2 -eq 1 ] && [ ! -e "$3" ] && [ $(wc -l <<<"$1") -eq 1 ] && grep -q "^bzpack: " <<<"$1"' \

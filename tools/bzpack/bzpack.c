@@ -533,6 +533,14 @@ int main(int argc, char **argv)
 		struct bzimage_info info;
 		if (bzimage_kernel(&file, bits, &k, &info, &err) < 0)
 			goto out;
+		char dropped[64] = "";
+		for (int i = 0; info.ours && i < BZIMAGE_EMBEDS; i++)
+			if (bzimage_embed(&info, i)->size)
+				snprintf(dropped + strlen(dropped), sizeof(dropped) - strlen(dropped), " %s",
+					 bzimage_embed_name(i));
+		if (dropped[0])
+			note("bzpack: %s: what it embeds (%s) does not carry over: give it again "
+			     "(--initrd, --osrel, --uname, --cmdline)\n", input, dropped + 1);
 		if (verbose)
 			fprintf(stderr, "bzpack: %s: bzImage with %s payload, %llu bytes decompressed\n", input,
 				info.codec, (unsigned long long)info.decompressed_size);
