@@ -1,7 +1,8 @@
 #!/bin/bash
 # mkgrubefi.sh [-e] KERNEL INITRD CMDLINE OUT.img - an ESP (ci/mkesp.sh)
 # whose BOOTX64.EFI is a standalone GRUB for x86_64-efi (grub-efi-amd64-bin)
-# that boots KERNEL and INITRD, talking on the serial port.
+# that boots KERNEL and INITRD, talking on the serial port.  An empty
+# INITRD: no initrd line (an image that embeds its own).
 #   default  `linux` and `initrd`: Debian's GRUB 2.06 without Secure Boot
 #            uses the boot protocol's 32-bit entry (it fills efi_info)
 #   -e       `linuxefi` and `initrdefi`: the EFI handover protocol, which
@@ -13,6 +14,11 @@ if [ "${1:-}" = -e ]; then
 	shift
 fi
 kernel=$1 initrd=$2 cmdline=$3 out=$4
+initrd_line="" initrd_file=()
+if [ -n "$initrd" ]; then
+	initrd_line="$initrd_cmd /boot/initrd"
+	initrd_file=("$initrd=/boot/initrd")
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
@@ -24,11 +30,11 @@ set timeout=0
 search --no-floppy --file --set=root /boot/kernel
 menuentry "bzpack" {
 	$linux /boot/kernel $cmdline
-	$initrd_cmd /boot/initrd
+	$initrd_line
 }
 CFG
 grub-mkstandalone -O x86_64-efi -o "$dir/grubx64.efi" \
 	--modules="fat part_msdos search search_fs_file linux linuxefi serial terminal normal" \
 	"boot/grub/grub.cfg=$dir/grub.cfg" >/dev/null 2>&1 ||
 	{ echo "mkgrubefi: grub-mkstandalone failed" >&2; exit 1; }
-bash "$(dirname "$0")/mkesp.sh" "$out" "$dir/grubx64.efi" "$kernel=/boot/kernel" "$initrd=/boot/initrd"
+bash "$(dirname "$0")/mkesp.sh" "$out" "$dir/grubx64.efi" "$kernel=/boot/kernel" "${initrd_file[@]}"

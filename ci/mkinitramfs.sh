@@ -9,6 +9,9 @@
 # libraries it links, as ldd lists them) and boots it with `kexec -e`
 # instead of powering off: a second kernel started the way kexec-tools
 # starts it.  The first kernel must be amd64, like this machine's kexec.
+# /init also lists /tags: this archive holds /tags/initramfs, and another
+# archive handed over with it (ci/test-initrd.sh) adds its own tag, so a
+# boot shows which initrds reached the kernel.
 # -s loads with kexec_file_load (`kexec -s`: the running kernel parses the
 # image itself) instead of kexec_load; when that fails, /init prints the
 # kernel's last messages, which say why.
@@ -28,7 +31,8 @@ busybox=$1 out=$2 pad=${3:-0}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tags"
+: > "$root/tags/initramfs"
 cp "$busybox" "$root/bin/busybox"
 cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
@@ -44,6 +48,7 @@ echo "bzpack-initramfs: firmware efi=$(yes_no test -d /sys/firmware/efi)" \
 echo "bzpack-initramfs: $(/bin/busybox grep -m1 ' _text$' /proc/kallsyms)"
 # The setup_data types the loader handed over (9: an RNG seed).
 echo "bzpack-initramfs: setup_data types=$(/bin/busybox cat /sys/kernel/boot_params/setup_data/*/type 2>/dev/null | /bin/busybox tr '\n' ' ')"
+echo "bzpack-initramfs: tags=$(/bin/busybox ls /tags | /bin/busybox tr '\n' ' ')"
 echo "bzpack-initramfs: userspace reached, kernel $(/bin/busybox uname -r) $(/bin/busybox uname -m)"
 [ -x /sbin/kexec ] && . /kexec.sh
 /bin/busybox poweroff -f

@@ -342,7 +342,8 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
 					   5: in place: offsets from the run base, inplace_offset;
 					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
 					      SSE4.2); the ELF record after the payload: elf_size,
-					      elf_crc; flags (the x86 filter) */
+					      elf_crc; flags (the x86 filter);
+					      embedded initrd, osrel, uname, cmdline sections */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -362,6 +363,26 @@ static inline const char *bzpack_codec_name(unsigned codec)
 	}
 	return 0;
 }
+
+/*
+ * What the image carries besides the kernel, each a Unified Kernel Image
+ * section of the same name (systemd's UKI specification) in the PE of a
+ * 64-bit image: bytes of the protected-mode part after the payload, each
+ * at a BZPACK_EMBED_ALIGN offset from its start, so that under UEFI the
+ * section lies at .text's RVA plus the same offset and every entry finds
+ * it from its own load address.  BIOS loaders and kexec load them with the
+ * rest (syssize counts them).  size 0: not embedded.
+ */
+struct bzpack_embed {
+	uint32_t offset;                /* from the protected-mode part's start */
+	uint32_t size;                  /* bytes, the padding to the section's end not counted */
+	uint32_t crc;                   /* CRC32C of those bytes */
+} __attribute__((packed));
+#define BZPACK_EMBED_ALIGN      0x1000  /* the PE SectionAlignment */
+/* Linux reads concatenated cpio archives (compressed or not) at 4-byte
+ * boundaries: each --initrd file, and the embedded initrd before the
+ * loader's, starts at one. */
+#define BZPACK_INITRD_ALIGN     4
 
 struct bzpack_header {
 	uint32_t magic;                 /* 0x00: BZPACK_MAGIC */
@@ -399,7 +420,11 @@ struct bzpack_header {
 	uint32_t elf_crc;               /* 0x78: CRC32C of its bytes */
 	uint32_t flags;                 /* 0x7c: BZPACK_FLAG_*: how the payload was prepared; a
 					   stub refuses any it does not carry the code for */
-	uint32_t header_crc;            /* 0x80: CRC32C of bytes 0x00..0x7f: every byte above */
+	struct bzpack_embed initrd;     /* 0x80: .initrd: handed to the kernel, before the loader's */
+	struct bzpack_embed osrel;      /* 0x8c: .osrel: os-release text, for boot menus */
+	struct bzpack_embed uname;      /* 0x98: .uname: the kernel's release */
+	struct bzpack_embed cmdline;    /* 0xa4: .cmdline: the default command line (NUL excluded) */
+	uint32_t header_crc;            /* 0xb0: CRC32C of bytes 0x00..0xaf: every byte above */
 } __attribute__((packed));
 
 /* bzpack_header.flags.  X86: the kernel's bytes (out_size - relocs_size;
@@ -413,7 +438,7 @@ struct bzpack_header {
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
  * right after it needs no alignment: the decoders read bytes.) */
-#define BZPACK_HEADER_SIZE      0x84
+#define BZPACK_HEADER_SIZE      0xb4
 _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_header size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
@@ -422,7 +447,8 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, 
 _Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
 _Static_assert(__builtin_offsetof(struct bzpack_header, elf_size) == 0x74, "elf_size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, flags) == 0x7c, "flags");
-_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0x80, "header_crc");
+_Static_assert(__builtin_offsetof(struct bzpack_header, initrd) == 0x80, "initrd");
+_Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0xb0, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
 

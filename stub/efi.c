@@ -12,7 +12,10 @@
  *      the default the packer stored after the kernel_version string
  *      (with its own CRC32C);
  *   3. the initrd: the LINUX_EFI_INITRD_MEDIA_GUID LoadFile2 protocol,
- *      else the first initrd=\path, read from the image's own volume;
+ *      else the first initrd=\path, read from the image's own volume
+ *      (or the handover loader's); an embedded initrd (.initrd, checked
+ *      against its CRC32C) goes before it, both copied into one region
+ *      below initrd_addr_max, as systemd-stub joins them;
  *   4. the kernel's memory.  A kernel with a relocation table goes where
  *      the memory map has room: a random slot of the free memory (KASLR,
  *      kaslr.c's rules, EFI_RNG_PROTOCOL's seed in the entropy and handed
@@ -317,6 +320,30 @@ static int initrd_from_file(struct efi_boot *eb, struct boot_params *bp, const c
 	root->close(root);
 	set_initrd(bp, addr, size);
 	return 1;
+}
+
+/* The embedded initrd, then from a BZPACK_INITRD_ALIGN boundary the
+ * loader's (if any), in one allocation below initrd_addr_max.  The
+ * loader's stays allocated: LOADER_DATA, RAM to the kernel once boot
+ * services are gone. */
+static const char *join_embedded_initrd(struct efi_boot *eb, struct boot_params *bp, const uint8_t *embedded,
+					uint64_t size, unsigned *initrds)
+{
+	uint64_t loader_at = bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32;
+	uint64_t loader = bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32;
+	uint64_t gap = loader ? (size + BZPACK_INITRD_ALIGN - 1) & ~(uint64_t)(BZPACK_INITRD_ALIGN - 1) : size;
+	uint64_t addr = bp->hdr.initrd_addr_max;
+
+	*initrds = INITRD_EMBEDDED | (loader ? INITRD_LOADER : 0);
+	if (allocate(eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, gap + loader, &addr) != EFI_SUCCESS)
+		return "initrd: no memory below initrd_addr_max for the embedded and the loader's";
+	uint8_t *to = (uint8_t *)(uintptr_t)addr;
+	memcpy(to, embedded, size);
+	memset(to + size, 0, gap - size);
+	if (loader)
+		memcpy(to + gap, (const void *)(uintptr_t)loader_at, loader);
+	set_initrd(bp, addr, gap + loader);
+	return 0;
 }
 
 /* ---- 4. the kernel's memory ---------------------------------------------- */
@@ -765,6 +792,15 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		if (found < 0)
 			return efi_fail(&eb, EFI_LOAD_ERROR, why, "");
 	}
+	unsigned initrds = bp->hdr.ramdisk_size || bp->ext_ramdisk_size ? INITRD_LOADER : 0;
+	why = initrd_check_embedded(hdr, loaded_stub, (uint64_t)bp->hdr.syssize * 16, &crc);
+	if (why)
+		return efi_fail(&eb, EFI_CRC_ERROR, why, "");
+	if (hdr->initrd.size) {
+		why = join_embedded_initrd(&eb, bp, loaded_stub + hdr->initrd.offset, hdr->initrd.size, &initrds);
+		if (why)
+			return efi_fail(&eb, EFI_OUT_OF_RESOURCES, why, "");
+	}
 
 	/* 4.  The stub's code, header and strings must outlive the kernel's
 	 * arrival; the payload only until it is decompressed. */
@@ -837,6 +873,6 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		memmove((void *)(uintptr_t)hdr->out_addr, (const void *)(uintptr_t)staged, span);
 	t.move = read_tsc() - t0;
 	bp->scratch = BZPACK_ENTRY_EFI;
-	stub_report(hdr, bp, &where, &t);
+	stub_report(hdr, bp, &where, &t, initrds);
 	efi_enter_kernel(where.phys + (hdr->entry - hdr->out_addr), bp);
 }

@@ -166,7 +166,7 @@ static const char *entry_name(uint32_t entry)
 }
 
 void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
-		 const struct stub_times *t)
+		 const struct stub_times *t, unsigned initrds)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
@@ -206,6 +206,17 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	}
 	serial_puts(" check=");         /* the payload checksum verify= ran */
 	serial_puts(t->check);
+	serial_puts(" initrd=");        /* none, or which (embedded, loader, both) and where: 0xADDR+SIZE */
+	if (!initrds) {
+		serial_puts("none");
+	} else {
+		serial_puts(initrds == INITRD_LOADER ? "loader" : initrds == INITRD_EMBEDDED ? "embedded"
+											  : "embedded+loader");
+		serial_puts(":");
+		serial_put_hex(bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32);
+		serial_puts("+");
+		serial_put_u64(bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32);
+	}
 	if (STUB_FLAGS & BZPACK_FLAG_X86) {
 		serial_puts(" unfilter=");      /* the x86 un-filter's cycles, after decompress= */
 		serial_put_u64(t->unfilter);
@@ -258,6 +269,7 @@ struct finish {
 	void *workspace;
 	struct kaslr where;
 	struct stub_times t;
+	unsigned initrds;               /* INITRD_*: what the kernel got */
 };
 
 /* 3 (the move), 4, 5, 6, 7.  Runs from wherever the stub is by now, so it
@@ -274,7 +286,7 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, &f->t, &detail);
 	if (why)
 		fail(why, detail);
-	stub_report(f->hdr, f->bp, &f->where, &f->t);
+	stub_report(f->hdr, f->bp, &f->where, &f->t, f->initrds);
 	enter_kernel((uintptr_t)(f->kernel + (f->hdr->entry - f->hdr->out_addr)), f->bp);
 }
 
@@ -313,6 +325,9 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 	void *workspace = (void *)(uintptr_t)(scratch_start + BZPACK_SCRATCH_SIZE);
 	if (src.end > image_end)
 		fail("payload runs past the image the loader loaded (truncated file?)", "");
+	why = initrd_check_embedded(hdr, startup_32, image_end - load, &crc);
+	if (why)
+		fail(why, "");
 	if (copy_at + stub_bytes > scratch.end || in_place.end > scratch.start || in_place.start < base ||
 	    kernel_mem > hdr->scratch_offset)
 		fail("memory plan in the header is inconsistent", "");
@@ -322,10 +337,14 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 		fail(why, "");
 	check_range(bp, "stub scratch and decoder workspace", scratch);
 
-	const struct mem_range ours[] = { image, scratch };
+	/* A random slot also avoids the embedded initrd, which then need not move. */
+	struct mem_range embedded = { 0, 0 };
+	if (hdr->initrd.size)
+		embedded = (struct mem_range){ load + hdr->initrd.offset, load + hdr->initrd.offset + hdr->initrd.size };
+	const struct mem_range ours[] = { image, scratch, embedded };
 	struct finish f = { .hdr = hdr, .crc = &crc, .bp = bp, .payload = payload, .workspace = workspace,
 			    .t = { .start = t_start } };
-	kaslr_choose(bp, hdr, base, kernel_mem, ours, 2, &f.where);
+	kaslr_choose(bp, hdr, base, kernel_mem, ours, 3, &f.where);
 	uint64_t kernel = f.where.phys;
 	struct mem_range out = { kernel, kernel + kernel_mem };
 	if (out.start < LOW_MEMORY_END)
@@ -347,15 +366,23 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 		moved = in_place;
 		f.moved = (uint8_t *)(uintptr_t)in_place.start;
 	}
+	/* The initrd the kernel gets, clear of what the boot still needs. */
+	struct initrd_plan initrd;
+	const struct mem_range needed[] = { image, out, scratch, moved };
+	why = initrd_plan(bp, hdr, load, (struct mem_range){ load, image_end }, needed, 4, &initrd);
+	if (why)
+		fail(why, "");
 	/* setup_data in the way (QEMU appends a -dtb right after the image,
 	 * init_size or not) is copied clear of everything and relinked. */
-	const struct mem_range in_use[] = { image, out, scratch, moved };
-	why = memory_rescue_setup_data(bp, in_use, 4);
+	const struct mem_range in_use[] = { image, out, scratch, moved, { initrd.to, initrd.to + initrd.total } };
+	why = memory_rescue_setup_data(bp, in_use, 5);
 	if (why)
 		fail(why, "");
 	check_range(bp, "kernel range", out);
 	if (moved.end)
 		check_range(bp, "payload move", moved);
+	initrd_hand_over(bp, &initrd);
+	f.initrds = initrd.used;
 
 	/* i386 kernels move by the physical distance; x86_64 kernels find
 	 * their physical address themselves, and their table moves their

@@ -54,9 +54,11 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
 			struct stub_times *t, const char **detail);
 struct kaslr;
-/* "bzpack: codec=... cycles=..." on COM1; where: where the kernel went. */
+/* "bzpack: codec=... cycles=..." on COM1; where: where the kernel went;
+ * initrds: INITRD_EMBEDDED | INITRD_LOADER, which the kernel got (at
+ * bp's ramdisk_image). */
 void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
-		 const struct stub_times *t);
+		 const struct stub_times *t, unsigned initrds);
 
 /* Prints "bzpack: error: <reason><detail>" on COM1 and halts. */
 __attribute__((noreturn)) void fail(const char *reason, const char *detail);
@@ -112,6 +114,30 @@ const char *memory_check_setup_data(const struct boot_params *bp);
 /* Copies setup_data nodes that overlap in_use[] to free memory and
  * relinks them; returns why it could not, or NULL. */
 const char *memory_rescue_setup_data(struct boot_params *bp, const struct mem_range *in_use, int n);
+
+/* initrd.c: the embedded initrd and the loader's, handed on as one. */
+#define INITRD_EMBEDDED 1
+#define INITRD_LOADER   2
+#define INITRD_AVOID_MAX 4
+struct initrd_plan {
+	unsigned used;          /* INITRD_EMBEDDED | INITRD_LOADER */
+	uint64_t to, total;     /* the region the kernel gets */
+	uint64_t from, size;    /* the embedded initrd as loaded */
+	uint64_t loader_from, loader_size; /* the loader's, to copy after it (from 0: stays) */
+};
+struct crc32c_table;
+/* Where the embedded initrd is (image: the protected-mode part as loaded,
+ * image_size bytes of it) and whether its CRC32C holds; NULL if it does or
+ * there is none. */
+const char *initrd_check_embedded(const struct bzpack_header *hdr, const uint8_t *image, uint64_t image_size,
+				  const struct crc32c_table *crc);
+/* Where the kernel's initrd goes (initrd.c says how it chooses), clear of
+ * avoid[] (at most INITRD_AVOID_MAX); image: all the image as loaded;
+ * NULL or why not. */
+const char *initrd_plan(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t load,
+			struct mem_range image, const struct mem_range *avoid, int n_avoid, struct initrd_plan *p);
+/* Carry the plan out and point bp's ramdisk fields at the result. */
+void initrd_hand_over(struct boot_params *bp, const struct initrd_plan *p);
 
 static inline int ranges_overlap(struct mem_range a, struct mem_range b)
 {

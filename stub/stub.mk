@@ -4,12 +4,12 @@
 # and decode/<ident>_decode.c.  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o serial.o string.o decode/crc32c.o)
+STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
 # A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
 # through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
 # with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
 # the header flag) and the un-filter, bcj.o.  The other stubs link neither.
-STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o serial.o string.o decode/crc32c.o bcj.o)
+STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
@@ -24,7 +24,7 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 

@@ -427,7 +427,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 
 	fprintf(stderr, "bzpack bench: %s: %s: packing %zu bytes\n", name, c->name, k->blob.size);
 	if (codec_compress_cached(b->o->cache_dir, c, LEVEL_DEFAULT, &k->blob, &payload, err) < 0 ||
-	    image_build(k, c, LEVEL_DEFAULT, &payload, "", NULL, 0, &image, &layout, err) < 0)
+	    image_build(k, c, LEVEL_DEFAULT, &payload, NULL, NULL, 0, &image, &layout, err) < 0)
 		goto done;
 	cell->image_bytes = image.size;
 	fprintf(stderr, "bzpack bench: %s: %s: timing our decoder on this host\n", name, c->name);

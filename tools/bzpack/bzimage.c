@@ -170,6 +170,68 @@ static void read_elf_record(const uint8_t *raw, uint64_t room, struct bzimage_in
 	info->elf_read = 1;
 }
 
+static const char *const embed_names[BZIMAGE_EMBEDS] = { ".initrd", ".osrel", ".uname", ".cmdline" };
+
+const struct bzpack_embed *bzimage_embed(const struct bzimage_info *info, int which)
+{
+	const struct bzpack_header *h = &info->header;
+	const struct bzpack_embed *e[BZIMAGE_EMBEDS] = { &h->initrd, &h->osrel, &h->uname, &h->cmdline };
+	return e[which];
+}
+
+const char *bzimage_embed_name(int which)
+{
+	return embed_names[which];
+}
+
+/* The embedded pieces lie after the payload, 4 KiB aligned, within the
+ * file's protected-mode part and what syssize loads, and their CRCs hold
+ * (as the stub checks the initrd before it hands it on). */
+static void check_embedded(const uint8_t *prot, struct bzimage_info *info, struct error *err,
+			   const struct crc32c_table *crc)
+{
+	uint64_t loaded = (uint64_t)info->syssize * 16, end = info->payload_offset + (uint64_t)info->payload_length;
+
+	for (int i = 0; i < BZIMAGE_EMBEDS; i++) {
+		const struct bzpack_embed *e = bzimage_embed(info, i);
+		if (!e->size)
+			continue;
+		uint64_t stop = (uint64_t)e->offset + e->size;
+		if (e->offset < end || e->offset % BZPACK_EMBED_ALIGN || stop > loaded || stop > info->prot_size) {
+			failed(info, err, "bzpack %s: %u bytes at +0x%x lie outside the image after the payload",
+			       embed_names[i], e->size, e->offset);
+			continue;
+		}
+		end = stop;
+		if (crc32c_update(crc, 0, prot + e->offset, e->size) != e->crc)
+			failed(info, err, "bzpack %s: checksum mismatch", embed_names[i]);
+		else
+			info->embed_ok[i] = 1;
+		const uint8_t *text = prot + e->offset;
+		size_t len = e->size;
+		if (i == 1) {   /* os-release: its PRETTY_NAME line, quotes dropped */
+			const uint8_t *line = text;
+			while (line && (size_t)(line - text) + 12 < len && memcmp(line, "PRETTY_NAME=", 12) != 0) {
+				line = memchr(line, '\n', len - (size_t)(line - text));
+				line = line ? line + 1 : NULL;
+			}
+			if (!line || (size_t)(line - text) + 12 >= len)
+				continue;
+			len -= (size_t)(line - text) + 12;
+			text = line + 12;
+			if (len && (*text == '"' || *text == '\'')) {
+				text++;
+				len--;
+				const uint8_t *q = memchr(text, text[-1], len);
+				if (q)
+					len = (size_t)(q - text);
+			}
+		}
+		if (i == 1 || i == 2)
+			copy_printable(info->embed_text[i], sizeof(info->embed_text[i]), text, len);
+	}
+}
+
 /* The same checks as the stub's, in the same order, and then some: an
  * image the stub would refuse is neither described as sound nor
  * repacked.  Past the format check every check runs, so that --info lists
@@ -217,6 +279,7 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		failed(info, err, "bzpack header: entry 0x%llx outside the kernel at 0x%x-0x%llx",
 		       (unsigned long long)h->entry, h->out_addr,
 		       (unsigned long long)h->out_addr + h->out_size);
+	check_embedded(raw - info->stub_size, info, err, &crc);
 	if (h->payload_size <= info->payload_length && !info->nfailed)
 		read_elf_record(payload + h->payload_size, after_payload, info, err, &crc);
 	if (!out)
@@ -452,6 +515,39 @@ static void flag_names(struct info_out *o, const char *key, unsigned value, cons
 		info_field_str(o, key, "");
 }
 
+/* One row per embedded piece: where, how big, its CRC; the short text
+ * ones (.uname, os-release's PRETTY_NAME) shown as well. */
+static void print_embedded(struct info_out *o, const struct bzimage_info *i)
+{
+	static const char *const keys[BZIMAGE_EMBEDS] = { "initrd", "osrel", "uname", "cmdline_section" };
+	char key[32], label[16];
+
+	for (int n = 0; n < BZIMAGE_EMBEDS; n++) {
+		const struct bzpack_embed *e = bzimage_embed(i, n);
+		snprintf(label, sizeof(label), "%s", embed_names[n]);
+		info_begin(o, label);
+		snprintf(key, sizeof(key), "%s_size", keys[n]);
+		if (!e->size) {
+			info_text(o, "none");
+			info_field_num(o, key, 0);
+			info_end(o);
+			continue;
+		}
+		info_num(o, key, "%llu bytes", (unsigned long long)e->size);
+		snprintf(key, sizeof(key), "%s_offset", keys[n]);
+		info_num(o, key, " at +0x%llx in the protected-mode part", (unsigned long long)e->offset);
+		snprintf(key, sizeof(key), "%s_crc", keys[n]);
+		info_num(o, key, ", CRC32C 0x%08llx", (unsigned long long)e->crc);
+		snprintf(key, sizeof(key), "%s_crc_check", keys[n]);
+		info_str(o, key, " %s", i->embed_ok[n] ? "ok" : "MISMATCH or not checked");
+		if (i->embed_text[n][0]) {
+			snprintf(key, sizeof(key), "%s_text", keys[n]);
+			info_str(o, key, ": \"%s\"", i->embed_text[n]);
+		}
+		info_end(o);
+	}
+}
+
 void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 {
 	if (!i->header_read)
@@ -609,6 +705,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_num(o, "payload_xxh64", ", XXH64 payload 0x%016llx", (unsigned long long)h->payload_xxh64);
 		info_str(o, "payload_xxh64_check", " %s", i->decompressed ? "ok" : xxh64_bad ? "MISMATCH" : "not checked");
 		info_end(o);
+		print_embedded(o, i);
 	} else if (i->decompressed && i->elf_bits) {
 		info_begin(o, "entry");
 		info_num(o, "entry", "0x%llx", (unsigned long long)i->elf_entry);

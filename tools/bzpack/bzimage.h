@@ -15,6 +15,11 @@
 
 struct info_out;
 
+/* The pieces an image embeds, in bzpack_header's order: .initrd, .osrel,
+ * .uname, .cmdline. */
+#define BZIMAGE_EMBEDS 4
+#define BZIMAGE_EMBED_INITRD 0
+
 struct bzimage_info {
 	int ours;                       /* a bzpack image: bzpack_header found before the payload */
 	size_t file_size;
@@ -45,6 +50,8 @@ struct bzimage_info {
 	int elf_read;                   /* the ELF record below was read and checked */
 	struct kernel_elf elf;          /* the ELF record (bzpack_elf.h) */
 	int level;                      /* the level the payload was packed at */
+	int embed_ok[BZIMAGE_EMBEDS];   /* each embedded piece in place and its CRC held */
+	char embed_text[BZIMAGE_EMBEDS][BZIMAGE_VERSION_MAX]; /* .uname; os-release's PRETTY_NAME */
 
 	/* Linux only, once decompressed */
 	int decompressed;
@@ -78,6 +85,11 @@ int bzimage_extract(const struct buffer *file, struct buffer *out, struct bzimag
  * kernel_from_elf. */
 int bzimage_kernel(const struct buffer *file, int want_bits, struct kernel *k,
 		   struct bzimage_info *info, struct error *err);
+
+/* Our header's record of embedded piece `which` (BZIMAGE_EMBEDS), and its
+ * PE section's name. */
+const struct bzpack_embed *bzimage_embed(const struct bzimage_info *info, int which);
+const char *bzimage_embed_name(int which);
 
 /* --info's rows for what info holds (as far as it was read). */
 void bzimage_print_info(struct info_out *out, const struct bzimage_info *info);

@@ -65,6 +65,7 @@ static void usage(FILE *out)
 		"usage: bzpack [options] INPUT\n"
 		"       bzpack --info [--json] INPUT\n"
 		"       bzpack --extract -o OUT INPUT\n"
+		"       bzpack --extract --initrd -o OUT INPUT\n"
 		"       bzpack --list-codecs\n"
 		"       bzpack bench [options] KERNEL...   (see bzpack bench --help)\n"
 		"Pack an x86 kernel (ELF32/ELF64, e.g. a vmlinux) into a bootable\n"
@@ -101,6 +102,13 @@ static void usage(FILE *out)
 		"                      this packer, codec, level and kernel are the same\n"
 		"      --cmdline=LINE  the command line the EFI entry uses when its loader\n"
 		"                      passes none (e.g. started as \\EFI\\BOOT\\BOOTX64.EFI)\n"
+		"      --initrd=FILE   embed FILE as the initrd (the .initrd section), handed to\n"
+		"                      the kernel on every path, before any initrd the loader\n"
+		"                      gives; repeatable: the files are concatenated in order,\n"
+		"                      each from a 4-byte boundary\n"
+		"      --osrel=FILE    embed FILE (os-release) as .osrel: systemd-boot lists a\n"
+		"                      64-bit image with one in \\EFI\\Linux\\ as its own entry\n"
+		"      --uname=STRING  embed STRING (the kernel's release) as .uname\n"
 		"      --sbat=FILE     SBAT lines (CSV, shim's SBAT.md) to add to the .sbat section\n"
 		"                      of a 64-bit image, after bzpack's own and the input's\n"
 		"      --sign-key=KEY  sign the image for Secure Boot (Authenticode, SHA-256) with\n"
@@ -114,7 +122,8 @@ static void usage(FILE *out)
 		"  -x, --extract       write INPUT's kernel to OUT as an ELF vmlinux: a Linux\n"
 		"                      bzImage's payload as is, a bzpack image's kernel as the\n"
 		"                      ELF it was packed from, which packs back into the same\n"
-		"                      image (with the codec and level --info shows)\n"
+		"                      image (with the codec and level --info shows); with\n"
+		"                      --initrd (no FILE), its embedded initrd\n"
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
 		"      --version       print the version and the codecs built in\n"
@@ -232,6 +241,66 @@ done:
 	return r;
 }
 
+#define MAX_INITRDS 64
+
+/* bzpack --extract --initrd: the initrd a bzpack image embeds, as it was
+ * embedded, once every check of the image and the initrd's CRC held. */
+static int extract_initrd(const char *input, const char *output, const char **culprit, struct error *err)
+{
+	struct buffer file = { 0, 0 };
+	struct bzimage_info info;
+	int r = -1;
+
+	*culprit = input;
+	if (read_file(input, &file, err) < 0)
+		goto done;
+	if (!bzimage_detect(&file)) {
+		fail_with(err, "not a bzImage: nothing to extract");
+		goto done;
+	}
+	if (bzimage_extract(&file, NULL, &info, err) < 0)
+		goto done;
+	const struct bzpack_embed *e = bzimage_embed(&info, BZIMAGE_EMBED_INITRD);
+	if (!info.ours || !e->size) {
+		fail_with(err, "no embedded initrd (%s)", info.ours ? "packed without --initrd" : "not a bzpack image");
+		goto done;
+	}
+	*culprit = output;
+	r = write_file_atomic(output, file.data + info.setup_size + e->offset, e->size, err);
+done:
+	free(file.data);
+	return r;
+}
+
+/* The --initrd files, concatenated, each from a BZPACK_INITRD_ALIGN
+ * boundary (zeros between: Linux skips them between archives). */
+static int read_initrds(char **paths, int n, struct buffer *all, const char **culprit, struct error *err)
+{
+	*all = (struct buffer){ 0, 0 };
+	for (int i = 0; i < n; i++) {
+		struct buffer one;
+		*culprit = paths[i];
+		if (read_file(paths[i], &one, err) < 0)
+			return -1;
+		if (!one.size) {
+			free(one.data);
+			return fail_with(err, "empty initrd");
+		}
+		size_t at = (size_t)align_up(all->size, BZPACK_INITRD_ALIGN);
+		uint8_t *grown = realloc(all->data, at + one.size);
+		if (!grown) {
+			free(one.data);
+			return fail_with(err, "out of memory");
+		}
+		memset(grown + all->size, 0, at - all->size);
+		memcpy(grown + at, one.data, one.size);
+		free(one.data);
+		all->data = grown;
+		all->size = at + one.size;
+	}
+	return 0;
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -265,7 +334,7 @@ static const char *option_as_given(char **argv, int opt_index)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
+	static struct option options[] = {
 		{ "codec", required_argument, 0, 'c' },
 		{ "level", required_argument, 0, 'l' },
 		{ "bits", required_argument, 0, 'b' },
@@ -282,6 +351,9 @@ int main(int argc, char **argv)
 		{ "cpu-scale", required_argument, 0, 'C' },
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "cmdline", required_argument, 0, 'E' },
+		{ "initrd", required_argument, 0, 'N' },
+		{ "osrel", required_argument, 0, 'O' },
+		{ "uname", required_argument, 0, 'U' },
 		{ "relocs", required_argument, 0, 'R' },
 		{ "sbat", required_argument, 0, 'S' },
 		{ "sign-key", required_argument, 0, 'K' },
@@ -295,8 +367,18 @@ int main(int argc, char **argv)
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	int bcj = 0;                            /* --bcj */
 	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
-	const char *sign_key = NULL, *sign_cert = NULL;
+	const char *sign_key = NULL, *sign_cert = NULL, *osrel_path = NULL, *uname = NULL;
+	static char *initrds[MAX_INITRDS];
+	int n_initrds = 0, want_initrd = 0;
 	char *end;
+
+	/* With --extract, --initrd takes no FILE: it says what to extract.
+	 * (Looked for first, since getopt_long fixes each option's arity.) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--extract") == 0 || strcmp(argv[i], "-x") == 0)
+			for (struct option *o = (struct option *)options; o->name; o++)
+				if (o->val == 'N')
+					o->has_arg = no_argument;
 
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return bench_main(argc - 1, argv + 1);
@@ -363,6 +445,20 @@ int main(int argc, char **argv)
 		case 'E':
 			cmdline = optarg;
 			break;
+		case 'N':
+			if (optarg && n_initrds == MAX_INITRDS)
+				return usage_error("more than %d --initrd files", MAX_INITRDS);
+			if (optarg)
+				initrds[n_initrds++] = optarg;
+			else
+				want_initrd = 1;
+			break;
+		case 'O':
+			osrel_path = optarg;
+			break;
+		case 'U':
+			uname = optarg;
+			break;
 		case 'V':
 			printf("bzpack %s\ncodecs: %s\n", BZPACK_VERSION, codec_names());
 			return 0;
@@ -389,6 +485,8 @@ int main(int argc, char **argv)
 	if (optind < argc - 1)
 		return usage_error("one INPUT only, but %d given ('%s', '%s'%s)", argc - optind, argv[optind],
 				   argv[optind + 1], argc - optind > 2 ? ", ..." : "");
+	if (info && (n_initrds || osrel_path || uname))
+		return usage_error("--initrd, --osrel and --uname are for packing");
 	if (info && unpack)
 		return usage_error("--info and --extract do not go together");
 	if (json && !info)
@@ -428,7 +526,7 @@ int main(int argc, char **argv)
 	if (unpack) {
 		struct error err;
 		const char *culprit;
-		if (extract(input, output, &culprit, &err) < 0) {
+		if ((want_initrd ? extract_initrd : extract)(input, output, &culprit, &err) < 0) {
 			fprintf(stderr, "bzpack: %s: %s\n", culprit, err.msg);
 			return EXIT_BAD_INPUT;
 		}
@@ -447,6 +545,7 @@ int main(int argc, char **argv)
 
 	struct error err;
 	struct buffer file = { 0, 0 }, payload = { 0, 0 }, image = { 0, 0 }, table = { 0, 0 }, sbat = { 0, 0 };
+	struct image_extras extras = { .cmdline = cmdline, .uname = uname };
 	struct kernel k;
 	struct image_layout layout;
 	const char *culprit = input;
@@ -463,6 +562,14 @@ int main(int argc, char **argv)
 		struct bzimage_info info;
 		if (bzimage_kernel(&file, bits, &k, &info, &err) < 0)
 			goto out;
+		char dropped[64] = "";
+		for (int i = 0; info.ours && i < BZIMAGE_EMBEDS; i++)
+			if (bzimage_embed(&info, i)->size)
+				snprintf(dropped + strlen(dropped), sizeof(dropped) - strlen(dropped), " %s",
+					 bzimage_embed_name(i));
+		if (dropped[0])
+			note("bzpack: %s: what it embeds (%s) does not carry over: give it again "
+			     "(--initrd, --osrel, --uname, --cmdline)\n", input, dropped + 1);
 		if (verbose)
 			fprintf(stderr, "bzpack: %s: bzImage with %s payload, %llu bytes decompressed\n", input,
 				info.codec, (unsigned long long)info.decompressed_size);
@@ -496,8 +603,13 @@ int main(int argc, char **argv)
 	if (sbat_build(&file, sbat_path, &sbat, &culprit, &err) < 0)
 		goto out;
 	culprit = input;
-	if (image_build(&k, codec, pick ? LEVEL_DEFAULT : level, &payload, cmdline, &sbat, autos.progress,
-			&image, &layout, &err) < 0)
+	if (read_initrds(initrds, n_initrds, &extras.initrd, &culprit, &err) < 0)
+		goto out;
+	culprit = osrel_path ? osrel_path : input;
+	if (osrel_path && read_file(osrel_path, &extras.osrel, &err) < 0)
+		goto out;
+	culprit = input;
+	if (image_build(&k, codec, pick ? LEVEL_DEFAULT : level, &payload, &extras, &sbat, autos.progress, &image, &layout, &err) < 0)
 		goto out;
 	if (sign_key) {
 		const char *about = NULL;
@@ -523,6 +635,8 @@ out:
 	free(image.data);
 	free(table.data);
 	free(sbat.data);
+	free(extras.initrd.data);
+	free(extras.osrel.data);
 	free(k.blob.data);
 	free(default_output);
 	return status;

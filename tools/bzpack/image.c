@@ -2,7 +2,8 @@
  *
  *   file:   [setup.bin | kernel_version string | default command line
  *            | its CRC32C | pad to a sector | .sbat sectors (64-bit)] real-mode part
- *           [stub | bzpack_header | payload | pad to 16 (512, 64-bit)] protected-mode part
+ *           [stub | bzpack_header | payload | embedded data, each 4 KiB
+ *            aligned from the part's start | pad to 16 (512, 64-bit)] protected-mode part
  *   memory: the protected-mode part at BZPACK_LOAD_ADDR (where 16-bit
  *           loaders put it; others may put it anywhere); from the run
  *           base (the kernel's address, bzpack_format.h): the kernel,
@@ -55,15 +56,15 @@ static void write_elf_record(uint8_t *dst, const struct kernel *k, int level)
 }
 
 static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
-		uint64_t setup_size, const struct buffer *payload, int progress, struct image_layout *l,
-		struct error *err)
+		uint64_t setup_size, const struct buffer *payload, uint64_t prot_size, int progress,
+		struct image_layout *l, struct error *err)
 {
 	memset(l, 0, sizeof(*l));
 	l->workspace_size = align_up(codec->workspace_size, BZPACK_WORKSPACE_ALIGN);
 	l->setup_size = setup_size;
 	l->stub_size = stub->size;
 	l->payload_size = payload->size;
-	l->prot_size = align_up(stub->size + BZPACK_HEADER_SIZE + payload->size + elf_record_size(k), 16);
+	l->prot_size = prot_size;
 	l->image_end = BZPACK_LOAD_ADDR + l->prot_size;
 	if (k->addr < BZPACK_LOAD_ADDR)
 		return fail_with(err, "kernel at 0x%llx would overwrite low memory (below 1 MiB)",
@@ -170,10 +171,11 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	}
 }
 
-/* sh: the setup_header as it goes into the file, for setup_crc. */
+/* sh: the setup_header as it goes into the file, for setup_crc; embeds:
+ * the embedded data's places, their CRCs filled in here. */
 static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, const struct codec *codec,
 			       const struct buffer *payload, const struct image_layout *l,
-			       const struct setup_header *sh, const uint8_t *record)
+			       const struct setup_header *sh, const struct embedded *embeds, const uint8_t *record)
 {
 	static struct crc32c_table crc;
 	crc32c_init(&crc, 0);
@@ -203,6 +205,11 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->workspace_size = (uint32_t)l->workspace_size;
 	h->kernel_info = (struct kernel_info){ KERNEL_INFO_MAGIC, sizeof(struct kernel_info),
 					       sizeof(struct kernel_info), 0 };
+	struct bzpack_embed *slot[EMBED_KINDS] = { &h->initrd, &h->osrel, &h->uname, &h->cmdline };
+	for (int i = 0; i < EMBED_KINDS; i++)
+		if (embeds[i].size)
+			*slot[i] = (struct bzpack_embed){ (uint32_t)embeds[i].offset, (uint32_t)embeds[i].size,
+							  crc32c_update(&crc, 0, embeds[i].data, embeds[i].size) };
 	h->setup_crc = setup_header_crc(&crc, sh);
 	h->elf_size = (uint32_t)elf_record_size(k);
 	h->elf_crc = crc32c_update(&crc, 0, record, h->elf_size);
@@ -237,10 +244,30 @@ static int read_stub_info(const struct buffer *stub, struct stub_info *si, struc
 	return 0;
 }
 
+/* Where each embedded piece goes in the protected-mode part, from text
+ * (stub, header, payload) on; returns the part's size.  Offsets stay
+ * below 4 GiB: the header holds them in 32 bits. */
+static int place_embedded(struct embedded *e, uint64_t text, uint64_t *prot_size, struct error *err)
+{
+	uint64_t at = text;
+
+	for (int i = 0; i < EMBED_KINDS; i++) {
+		if (!e[i].size)
+			continue;
+		e[i].offset = align_up(at, BZPACK_EMBED_ALIGN);
+		at = e[i].offset + e[i].size;
+		if (at > UINT32_MAX)
+			return fail_with(err, "the embedded %s takes the image past 4 GiB", e[i].name);
+	}
+	*prot_size = align_up(at, 16);
+	return 0;
+}
+
 static int assemble(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
-		    const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		    const struct image_extras *x, const struct buffer *sbat, int progress, struct buffer *image,
 		    struct image_layout *l, struct error *err)
 {
+	const char *cmdline = x->cmdline ? x->cmdline : "";
 	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags);
 	char version[KERNEL_VERSION_MAX + 64];
 	struct stub_info si;
@@ -256,6 +283,19 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		return fail_with(err, "--cmdline is longer than %d bytes", CMDLINE_SIZE - 1);
 	if (cmdline[0] && !si.efi_entry)
 		return fail_with(err, "--cmdline is for the EFI entry, and %d-bit images have none", k->bits);
+	if ((x->osrel.size || (x->uname && x->uname[0])) && !si.efi_entry)
+		return fail_with(err, "--%s is a section of the PE of a 64-bit image, and %d-bit images have none",
+				 x->osrel.size ? "osrel" : "uname", k->bits);
+	/* In bzpack_header's order: .initrd, .osrel, .uname, .cmdline. */
+	struct embedded *e = l->embedded;
+	e[EMBED_INITRD] = (struct embedded){ ".initrd", x->initrd.data, x->initrd.size, 0 };
+	e[EMBED_OSREL] = (struct embedded){ ".osrel", x->osrel.data, x->osrel.size, 0 };
+	e[EMBED_UNAME] = (struct embedded){ ".uname", (const uint8_t *)x->uname, x->uname ? strlen(x->uname) : 0, 0 };
+	e[EMBED_CMDLINE] = (struct embedded){ ".cmdline", (const uint8_t *)cmdline, strlen(cmdline), 0 };
+	/* The ELF record follows the payload; the embedded pieces come after it. */
+	uint64_t text_size = stub.size + BZPACK_HEADER_SIZE + payload->size + elf_record_size(k), prot_size = 0;
+	if (place_embedded(e, text_size, &prot_size, err) < 0)
+		return -1;
 	snprintf(version, sizeof(version), "%s%s" BZPACK_VERSION_STRING ", %s%s, %d-bit%s",
 		 k->version, k->version[0] ? " [" : "", codec->name, x86_filter_suffix(k->flags), k->bits,
 		 k->version[0] ? "]" : "");
@@ -263,16 +303,26 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 	/* The EFI entry's default command line, then the CRC32C of its bytes. */
 	uint64_t cmdline_offset = version_offset + version_len, cmdline_len = strlen(cmdline) + 1;
 	uint64_t cmdline_crc_offset = cmdline_offset + cmdline_len;
-	uint64_t headers_size = align_up(cmdline_crc_offset + sizeof(uint32_t), SECTOR_SIZE);
+	/* Then the PE header, with a section for each piece embedded. */
+	unsigned extras = 0;
+	for (int i = 0; i < EMBED_KINDS; i++)
+		extras += e[i].size != 0;
+	uint64_t pe_offset = align_up(cmdline_crc_offset + sizeof(uint32_t), PE_HEADER_ALIGN);
+	uint64_t rm_end = si.efi_entry ? pe_offset + pe_header_size(extras) : cmdline_crc_offset + sizeof(uint32_t);
+	uint64_t headers_size = align_up(rm_end, SECTOR_SIZE);
 	uint64_t sbat_size = si.efi_entry ? align_up(sbat->size, SECTOR_SIZE) : 0;
 	uint64_t setup_size = headers_size + sbat_size;
-	if (cmdline_crc_offset + sizeof(uint32_t) > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
+	if (rm_end > SETUP_BOOT_PARAMS || setup_size / SECTOR_SIZE - 1 > SETUP_MAX_SECTS)
 		return fail_with(err, "real-mode part too large (a shorter --cmdline or --sbat?)");
 	if (payload->size > UINT32_MAX || k->blob.size > UINT32_MAX || k->zero_size > UINT32_MAX ||
 	    k->align > UINT32_MAX)
 		return fail_with(err, "kernel too large");
-	if (plan(k, codec, &stub, setup_size, payload, progress, l, err) < 0)
+	struct embedded placed[EMBED_KINDS];
+	memcpy(placed, e, sizeof(placed));      /* plan() starts the layout afresh */
+	if (plan(k, codec, &stub, setup_size, payload, prot_size, progress, l, err) < 0)
 		return -1;
+	memcpy(l->embedded, placed, sizeof(placed));
+	e = l->embedded;
 	l->efi_entry = si.efi_entry;
 	l->efi_handover = si.efi_handover;
 
@@ -295,38 +345,45 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 	memcpy(rm + SETUP_HEADER_OFFSET, &sh, sizeof(sh));
 	if (si.efi_entry) {
 		memcpy(rm + headers_size, sbat->data, sbat->size);
-		pe_write(image->data, &(struct pe_layout){ .headers_size = headers_size,
-							   .sbat_size = sbat_size,
-							   .text_offset = l->setup_size,
-							   .text_size = l->prot_size,
-							   .entry = si.efi_entry });
+		struct pe_layout pl = { .pe_offset = pe_offset, .headers_size = headers_size, .sbat_size = sbat_size,
+					.text_offset = l->setup_size, .text_size = text_size, .entry = si.efi_entry };
+		for (int i = 0; i < EMBED_KINDS; i++)
+			if (e[i].size)
+				pl.extra[pl.extras++] = (struct pe_extra){ e[i].name, l->setup_size + e[i].offset,
+									   e[i].size };
+		pe_write(image->data, &pl);
 	}
+	for (int i = 0; i < EMBED_KINDS; i++)
+		if (e[i].size)
+			memcpy(pm + e[i].offset, e[i].data, e[i].size);
 
 	memcpy(pm, stub.data, stub.size);
 	write_self_crcs(rm, setup.size, pm, stub.size, &crc);
 	uint8_t *record = pm + stub.size + BZPACK_HEADER_SIZE + payload->size;
 	write_elf_record(record, k, level);
 	struct bzpack_header bh;
-	fill_bzpack_header(&bh, k, codec, payload, l, &sh, record);
+	fill_bzpack_header(&bh, k, codec, payload, l, &sh, e, record);
 	memcpy(pm + stub.size, &bh, sizeof(bh));
 	memcpy(pm + stub.size + sizeof(bh), payload->data, payload->size);
 	return 0;
 }
 
 int image_build(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
-		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		const struct image_extras *extras, const struct buffer *sbat, int progress, struct buffer *image,
 		struct image_layout *l, struct error *err)
 {
+	static const struct image_extras none;
+	const struct image_extras *x = extras ? extras : &none;
 	struct buffer own_sbat;
 	const char *culprit;
 
 	if (level == LEVEL_DEFAULT)
 		level = codec->compressor->default_level;
 	if (sbat)
-		return assemble(k, codec, level, payload, cmdline, sbat, progress, image, l, err);
+		return assemble(k, codec, level, payload, x, sbat, progress, image, l, err);
 	if (sbat_build(&(struct buffer){ 0, 0 }, NULL, &own_sbat, &culprit, err) < 0)
 		return -1;
-	int r = assemble(k, codec, level, payload, cmdline, &own_sbat, progress, image, l, err);
+	int r = assemble(k, codec, level, payload, x, &own_sbat, progress, image, l, err);
 	free(own_sbat.data);
 	return r;
 }
@@ -358,6 +415,11 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 			(unsigned long long)k->relocs_size, (unsigned long long)k->align);
 	else
 		fprintf(out, "relocs:    none: the kernel runs at its link address wherever the image is\n");
+	for (int i = 0; i < EMBED_KINDS; i++)
+		if (l->embedded[i].size)
+			fprintf(out, "embedded:  %-8s %llu bytes at +0x%llx in the protected-mode part\n",
+				l->embedded[i].name, (unsigned long long)l->embedded[i].size,
+				(unsigned long long)l->embedded[i].offset);
 	fprintf(out, "init_size: 0x%llx (%llu bytes) from 0x%llx, where the kernel runs\n",
 		(unsigned long long)l->init_size, (unsigned long long)l->init_size, (unsigned long long)l->base);
 }

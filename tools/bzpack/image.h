@@ -8,6 +8,24 @@
 #include "kernel.h"
 #include "util.h"
 
+/* A piece the image embeds (bzpack_format.h, struct bzpack_embed), in
+ * bzpack_header's order. */
+enum { EMBED_INITRD, EMBED_OSREL, EMBED_UNAME, EMBED_CMDLINE, EMBED_KINDS };
+struct embedded {
+	const char *name;          /* its PE section: ".initrd", ... */
+	const uint8_t *data;
+	uint64_t size;             /* 0: not embedded */
+	uint64_t offset;           /* from the protected-mode part's start */
+};
+
+/* What the image carries besides the kernel. */
+struct image_extras {
+	const char *cmdline;       /* the EFI entry's default command line; NULL or "" for none */
+	struct buffer initrd;      /* the --initrd files, concatenated; size 0: none */
+	struct buffer osrel;       /* os-release text; size 0: none */
+	const char *uname;         /* the kernel's release; NULL or "" for none */
+};
+
 /* Where everything goes, in the file and in memory. */
 struct image_layout {
 	uint64_t setup_size;       /* real-mode part: boot sector + setup, whole sectors */
@@ -24,16 +42,18 @@ struct image_layout {
 	uint64_t init_size;        /* from base to the last byte we touch */
 	uint32_t efi_entry;        /* the stub's PE entry, from the protected-mode part; 0: none */
 	uint32_t efi_handover;     /* its EFI handover entry, likewise */
+	struct embedded embedded[EMBED_KINDS];
 };
 
 /* level: what the payload was compressed at (LEVEL_DEFAULT: the codec's
  *   default), recorded in the image for --info and --extract;
- * cmdline: the default command line of the EFI entry ("" for none);
+ * extras: the default command line of the EFI entry and the embedded
+ *   data (NULL for none);
  * sbat: the .sbat text of a 64-bit image (sbat_build), NULL for bzpack's own
  *   lines only;
  * progress: say on stderr what takes a while (the in-place simulation). */
 int image_build(const struct kernel *k, const struct codec *codec, int level, const struct buffer *payload,
-		const char *cmdline, const struct buffer *sbat, int progress, struct buffer *image,
+		const struct image_extras *extras, const struct buffer *sbat, int progress, struct buffer *image,
 		struct image_layout *layout, struct error *err);
 
 void image_print_layout(FILE *out, const struct kernel *k, const struct codec *codec,

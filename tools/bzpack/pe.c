@@ -8,15 +8,22 @@
  * specification:
  *
  *   file offset                          image (RVA)
- *   0      DOS header, PE header,        0       headers: SizeOfHeaders
- *          sections; setup_header,               covers the real-mode part,
- *          setup code, kernel_version,           so the EFI entry finds the
- *          default command line                  setup_header and the
+ *   0      DOS header; setup_header,     0       headers: SizeOfHeaders
+ *          setup code, kernel_version,           covers the real-mode part,
+ *          default command line, then            so the EFI entry finds the
+ *          the PE header and sections            setup_header and the
  *                                                command line in memory
  *   sbat   .sbat: SBAT CSV (sbat.c),     A       (4 KiB aligned)
  *          NUL-padded to a sector
- *   text   .text: stub, bzpack_header,   A+N*4K  the EFI entry is in the stub
+ *   text   .text: stub, bzpack_header,   T       the EFI entry is in the stub
  *          payload (padded to 512)
+ *   text+X .initrd, .osrel, .uname,      T+X     what the image embeds
+ *          .cmdline, each where                  (bzpack_format.h, struct
+ *          bzpack_embed says                     bzpack_embed): X is 4 KiB
+ *                                                aligned in both
+ * The PE header follows the default command line rather than the DOS
+ * header: between 0x40 and the setup_header at 0x1f1 there is room for
+ * four section headers only, and a UKI has six.
  *
  * What today's loaders read from it, and so what it says:
  *   - MajorImageVersion 1: the EFI entry takes its initrd from the
@@ -45,16 +52,13 @@
 #include "bzpack_format.h"
 
 #define DOS_E_LFANEW           0x3c
-#define PE_HEADER_OFFSET       0x40
 #define PE_SIGNATURE           0x00004550u  /* "PE\0\0" */
 #define COFF_HEADER_SIZE       20
 #define OPT_HEADER_FIXED_SIZE  112          /* PE32+, before the data directories */
 #define DATA_DIRECTORIES       16
 #define OPT_HEADER_SIZE        (OPT_HEADER_FIXED_SIZE + 8 * DATA_DIRECTORIES)
 #define SECTION_HEADER_SIZE    40
-#define MAX_SECTIONS           2
-#define SECTION_TABLE_OFFSET   (PE_HEADER_OFFSET + 4 + COFF_HEADER_SIZE + OPT_HEADER_SIZE)
-#define PE_HEADERS_END         (SECTION_TABLE_OFFSET + MAX_SECTIONS * SECTION_HEADER_SIZE)
+#define SECTION_TABLE_OFFSET   (4 + COFF_HEADER_SIZE + OPT_HEADER_SIZE) /* from the PE header */
 
 #define FILE_RELOCS_STRIPPED   0x0001
 #define FILE_EXECUTABLE_IMAGE  0x0002
@@ -74,7 +78,12 @@
 #define SCN_MEM_READ           0x40000000u
 #define SCN_MEM_WRITE          0x80000000u
 
-_Static_assert(PE_HEADERS_END <= SETUP_HEADER_OFFSET, "the PE header must end before the setup_header");
+_Static_assert(PE_HEADER_ALIGN % 8 == 0, "the PE header is 8-byte aligned");
+
+uint64_t pe_header_size(unsigned extras)
+{
+	return SECTION_TABLE_OFFSET + (2 + (uint64_t)extras) * SECTION_HEADER_SIZE;
+}
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -113,16 +122,22 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint32_t text_rva = sbat_rva + (uint32_t)align_up(sbat_raw, SECTION_ALIGNMENT);
 	uint32_t text_raw = (uint32_t)align_up(l->text_size, FILE_ALIGNMENT);
 	uint32_t image_size = text_rva + (uint32_t)align_up(text_raw, SECTION_ALIGNMENT);
+	uint32_t data_raw = sbat_raw;
+	for (unsigned i = 0; i < l->extras; i++) {
+		uint32_t rva = text_rva + (uint32_t)(l->extra[i].offset - l->text_offset);
+		image_size = rva + (uint32_t)align_up(align_up(l->extra[i].size, FILE_ALIGNMENT), SECTION_ALIGNMENT);
+		data_raw += (uint32_t)align_up(l->extra[i].size, FILE_ALIGNMENT);
+	}
 
 	f[0] = 'M';
 	f[1] = 'Z';
-	put32(f + DOS_E_LFANEW, PE_HEADER_OFFSET);
+	put32(f + DOS_E_LFANEW, (uint32_t)l->pe_offset);
 
-	uint8_t *coff = f + PE_HEADER_OFFSET;
+	uint8_t *coff = f + l->pe_offset;
 	put32(coff, PE_SIGNATURE);
 	coff += 4;
 	put16(coff + 0, PE_MACHINE_AMD64);
-	put16(coff + 2, MAX_SECTIONS);
+	put16(coff + 2, (uint16_t)(2 + l->extras));
 	/* TimeDateStamp, symbol table: 0 (the same input makes the same file) */
 	put16(coff + 16, OPT_HEADER_SIZE);
 	put16(coff + 18, FILE_EXECUTABLE_IMAGE | FILE_LINE_NUMS_STRIPPED | FILE_DEBUG_STRIPPED);
@@ -130,7 +145,7 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	uint8_t *opt = coff + COFF_HEADER_SIZE;
 	put16(opt + 0, PE32_PLUS_MAGIC);
 	put32(opt + 4, text_raw);               /* SizeOfCode */
-	put32(opt + 8, sbat_raw);               /* SizeOfInitializedData */
+	put32(opt + 8, data_raw);               /* SizeOfInitializedData */
 	put32(opt + 16, text_rva + l->entry);   /* AddressOfEntryPoint */
 	put32(opt + 20, text_rva);              /* BaseOfCode */
 	put64(opt + 24, 0);                     /* ImageBase: anywhere (the entry is position independent) */
@@ -144,11 +159,19 @@ void pe_write(uint8_t *f, const struct pe_layout *l)
 	put32(opt + 108, DATA_DIRECTORIES);     /* NumberOfRvaAndSizes; all empty, relocations too */
 
 	/* .sbat: shim reads it (sbat.c); the text is NUL-padded to its sectors. */
-	uint8_t *sec = f + SECTION_TABLE_OFFSET;
+	uint8_t *sec = f + l->pe_offset + SECTION_TABLE_OFFSET;
 	put_section(sec, ".sbat", sbat_raw, sbat_rva, sbat_raw, (uint32_t)l->headers_size,
 		    SCN_CNT_INITIALIZED_DATA | SCN_MEM_READ | SCN_MEM_DISCARDABLE);
 	put_section(sec + SECTION_HEADER_SIZE, ".text", text_raw, text_rva, text_raw, (uint32_t)l->text_offset,
 		    SCN_CNT_CODE | SCN_MEM_EXECUTE | SCN_MEM_READ);
+	/* The embedded data: read-only, and kept in memory (the EFI entry
+	 * reads the initrd from its loaded image). */
+	for (unsigned i = 0; i < l->extras; i++) {
+		uint32_t raw = (uint32_t)align_up(l->extra[i].size, FILE_ALIGNMENT);
+		put_section(sec + (2 + i) * SECTION_HEADER_SIZE, l->extra[i].name, raw,
+			    text_rva + (uint32_t)(l->extra[i].offset - l->text_offset), raw,
+			    (uint32_t)l->extra[i].offset, SCN_CNT_INITIALIZED_DATA | SCN_MEM_READ);
+	}
 }
 
 /* ---- reading one ------------------------------------------------------- */

@@ -8,17 +8,31 @@
 
 #include "util.h"
 
+/* A section of embedded data after .text (bzpack_format.h, struct
+ * bzpack_embed): its file offset lies .text's RVA's distance after
+ * text_offset, a multiple of 4 KiB. */
+#define PE_EXTRA_MAX 4
+struct pe_extra {
+	const char *name;       /* ".initrd", ... */
+	uint64_t offset, size;  /* in the file; the raw size is size padded to 512 */
+};
+
 /* Where the parts the PE header describes lie in the file. */
 struct pe_layout {
+	uint64_t pe_offset;     /* the PE header, PE_HEADER_ALIGN aligned, pe_header_size() bytes */
 	uint64_t headers_size;  /* loaded as the image's headers: the real-mode part up to .sbat */
 	uint64_t sbat_size;     /* .sbat, right after them (whole sectors, the real-mode part's last) */
 	uint64_t text_offset;   /* the protected-mode part: .text */
 	uint64_t text_size;     /* its bytes (stub, bzpack_header, payload) */
 	uint32_t entry;         /* the EFI entry, as an offset in .text */
+	unsigned extras;
+	struct pe_extra extra[PE_EXTRA_MAX];
 };
 
-/* The file has room for the DOS header, PE header and section table
- * before the setup_header (0x1f1). */
+#define PE_HEADER_ALIGN 8
+/* The PE header's bytes with .sbat, .text and extras more sections. */
+uint64_t pe_header_size(unsigned extras);
+/* The file has room at pe_offset for the PE header and section table. */
 void pe_write(uint8_t *file, const struct pe_layout *l);
 
 #define PE_MACHINE_AMD64  0x8664
