@@ -391,21 +391,40 @@ static ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
  * the decoded bits agree with the byte at distance rep0 + 1 ("matchByte"),
  * each bit uses the tree at 0x100 + matchBit * 0x100; from the first
  * disagreement on, the plain tree.  offs is 0x100 while they agree and 0
- * after, so one index expression serves both phases. */
+ * after, so one index expression serves both phases.
+ *
+ * The index of the next bit's probability depends on this bit only
+ * through sym and offs, so both candidates are computed and loaded while
+ * this bit decodes, and rc_bit_sel selects one (as rc_tree does): the
+ * load leaves the bit-to-bit critical path.  The eighth bit has no
+ * successor (its candidates would lie past the coder), so it is decoded
+ * on its own after the loop. */
 static ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
 {
 	unsigned sym = 1, offs = 0x100;
+	unsigned mb = match_byte << 1;          /* the current match bit at bit 8 */
+	unsigned idx = offs + (mb & offs) + sym;
+	uint32_t p = probs[idx];
 
-	do {
-		match_byte <<= 1;
-		unsigned mbit = match_byte & offs;      /* 0 or 0x100 (while offs) */
-		unsigned bit = rc_bit_nb(rc, &probs[offs + mbit + sym]);
+	for (int i = 0; i < 7; i++) {
+		const unsigned s0 = sym << 1, s1 = s0 | 1;
+		/* offs after a 0 or a 1 bit: kept while the bit equals the
+		 * match bit (bit 8 of mb). */
+		const unsigned o0 = offs & ~mb, o1 = offs & mb;
+		const unsigned mbn = mb << 1;
+		const unsigned i0 = o0 + (mbn & o0) + s0, i1 = o1 + (mbn & o1) + s1;
+		const unsigned bit = rc_bit_sel(rc, &probs[idx], p, probs[i0], probs[i1], &p);
 
-		sym = sym << 1 | bit;
-		/* bit == match bit (bit 8 of match_byte) keeps offs; a
-		 * difference clears it.  offs has no other bit to lose. */
-		offs &= ~((sym << 8) ^ match_byte);
-	} while (sym < 0x100);
+		/* Selects by mask: a ternary here becomes a branch on
+		 * the bit, mispredicted half the time. */
+		const unsigned m = 0u - bit;
+
+		sym = s0 | bit;
+		offs = o0 ^ ((o0 ^ o1) & m);
+		idx = i0 ^ ((i0 ^ i1) & m);
+		mb = mbn;
+	}
+	sym = sym << 1 | rc_bit_nb(rc, &probs[idx]);
 	return sym & 0xFF;
 }
 
@@ -453,7 +472,7 @@ static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsig
 		/* The source is known to 16 bytes: ask for it while
 		 * the align bits decode (far sources miss the caches).
 		 * An address, not a pointer: dist is not checked yet. */
-		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16));
+		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16 + len + MATCH_LEN_MIN));
 		probs = p->dist_align;
 		nd = ALIGN_BITS;
 	}
@@ -461,6 +480,10 @@ static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsig
 }
 
 /* ---- Copies ------------------------------------------------------------- */
+
+/* For a distance below COPY_CHUNK, the smallest multiple of it that is at
+ * least COPY_CHUNK: the same bytes repeat at that distance. */
+static const uint8_t chunk_dist[COPY_CHUNK] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 
 /* Copies a match of len bytes from distance dist (>= 1) exactly. */
 static void copy_match_exact(uint8_t *op, size_t dist, size_t len)
@@ -573,6 +596,7 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 				s->rep1 = rep0;
 				rep0 = d;
 			}
+			__builtin_prefetch((const void *)((uintptr_t)op - rep0));
 			state = after_lit ? 8 : 11;
 			lens = &pr->rep_len;
 		} else {
@@ -612,12 +636,27 @@ copy:
 
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
-			if (dist >= COPY_CHUNK && LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
-				do {
+			if (LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
+				if (UNLIKELY(dist < COPY_CHUNK)) {
+					/* A short period: the first bytes one
+					 * by one (each may read the one just
+					 * written); from there on the bytes
+					 * repeat at the multiple of dist in
+					 * chunk_dist, which is at least
+					 * COPY_CHUNK, so the chunks below
+					 * never read what they write. */
+					const size_t n = len < COPY_CHUNK ? len : COPY_CHUNK;
+
+					for (size_t i = 0; i < n; i++)
+						op[i] = m[i];
+					op += n;
+					m = op - chunk_dist[dist];
+				}
+				while (op < mend) {
 					memcpy(op, m, COPY_CHUNK);
 					op += COPY_CHUNK;
 					m += COPY_CHUNK;
-				} while (op < mend);
+				}
 			} else {
 				copy_match_exact(op, dist, len);
 			}
