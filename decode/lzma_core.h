@@ -390,41 +390,33 @@ static ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
 /* A literal right after a match ("DecodeLiteral" with state >= 7): while
  * the decoded bits agree with the byte at distance rep0 + 1 ("matchByte"),
  * each bit uses the tree at 0x100 + matchBit * 0x100; from the first
- * disagreement on, the plain tree.  offs is 0x100 while they agree and 0
- * after, so one index expression serves both phases.
- *
- * The index of the next bit's probability depends on this bit only
- * through sym and offs, so both candidates are computed and loaded while
- * this bit decodes, and rc_bit_sel selects one (as rc_tree does): the
- * load leaves the bit-to-bit critical path.  The eighth bit has no
- * successor (its candidates would lie past the coder), so it is decoded
- * on its own after the loop. */
+ * disagreement on, the plain tree.  The two phases are two loops: the
+ * first exits on the disagreement (once per literal, at most), and the
+ * second is rc_tree's, whose next probability is a select, not a load
+ * that waits for the bit. */
 static ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
 {
-	unsigned sym = 1, offs = 0x100;
-	unsigned mb = match_byte << 1;          /* the current match bit at bit 8 */
-	unsigned idx = offs + (mb & offs) + sym;
-	uint32_t p = probs[idx];
+	unsigned sym = 1;
 
-	for (int i = 0; i < 7; i++) {
-		const unsigned s0 = sym << 1, s1 = s0 | 1;
-		/* offs after a 0 or a 1 bit: kept while the bit equals the
-		 * match bit (bit 8 of mb). */
-		const unsigned o0 = offs & ~mb, o1 = offs & mb;
-		const unsigned mbn = mb << 1;
-		const unsigned i0 = o0 + (mbn & o0) + s0, i1 = o1 + (mbn & o1) + s1;
-		const unsigned bit = rc_bit_sel(rc, &probs[idx], p, probs[i0], probs[i1], &p);
+	for (;;) {
+		match_byte <<= 1;
+		const unsigned mbit = match_byte & 0x100;
+		const unsigned bit = rc_bit_nb(rc, &probs[0x100 + mbit + sym]);
 
-		/* Selects by mask: a ternary here becomes a branch on
-		 * the bit, mispredicted half the time. */
-		const unsigned m = 0u - bit;
-
-		sym = s0 | bit;
-		offs = o0 ^ ((o0 ^ o1) & m);
-		idx = i0 ^ ((i0 ^ i1) & m);
-		mb = mbn;
+		sym = sym << 1 | bit;
+		if (sym >= 0x100)
+			return sym & 0xFF;
+		if ((bit << 8) != mbit)
+			break;
 	}
-	sym = sym << 1 | rc_bit_nb(rc, &probs[idx]);
+	/* The rest of the plain tree from node sym (2..0xFF); its last
+	 * level's children wrap into the tree (loaded, not used). */
+	uint32_t p = probs[sym];
+
+	do
+		sym = sym << 1 | rc_bit_sel(rc, &probs[sym], p, probs[(2 * sym) & 0xFF],
+					    probs[(2 * sym + 1) & 0xFF], &p);
+	while (sym < 0x100);
 	return sym & 0xFF;
 }
 
