@@ -516,12 +516,6 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 	struct lzma_probs *const pr = &s->probs;
 	const unsigned lc = s->lc, lp_mask = s->lp_mask, pb_mask = s->pb_mask;
 	uint32_t state = s->state, rep0 = s->rep0;
-	/* The byte before op, the next literal's context, kept in a
-	 * register: reading it back from the output would put a store and
-	 * a load on the chain from one symbol to the next (and, after a
-	 * match, a load that the chunk stores may not forward to).  0 right
-	 * after a dictionary reset. */
-	unsigned prev = op > dict ? op[-1] : 0;
 	int end = RUN_OUT_FULL;
 
 	for (;;) {
@@ -543,12 +537,13 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 			if (!rc_bit(&rc, &pr->is_match[state][ps]))
 				return DECODE_OUTPUT_OVERRUN;
 		} else if (!rc_bit(&rc, &pr->is_match[state][ps])) {
-			/* Literal. */
+			/* Literal.  The byte before is 0 right after a
+			 * dictionary reset. */
+			unsigned prev = op > dict ? op[-1] : 0;
 			uint16_t *probs = pr->literal[(((unsigned)pos & lp_mask) << lc) + (prev >> (8 - lc))];
 
 			if (state < LZMA_LIT_STATES) {
-				prev = lit_plain(&rc, probs);
-				*op++ = (uint8_t)prev;
+				*op++ = (uint8_t)lit_plain(&rc, probs);
 				state = state < 4 ? 0 : state - 3;
 			} else {
 				/* state >= 7 only after a match, whose
@@ -556,8 +551,7 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 				 * and op has only grown since. */
 				const unsigned mb = op[-(ptrdiff_t)rep0 - 1];
 
-				prev = lit_matched(&rc, probs, mb);
-				*op++ = (uint8_t)prev;
+				*op++ = (uint8_t)lit_matched(&rc, probs, mb);
 				state = state < 10 ? state - 3 : state - 6;
 			}
 			continue;
@@ -632,13 +626,6 @@ copy:
 				return DECODE_BAD_OFFSET;
 			const uint8_t *m = op - dist;
 
-			/* The match's last byte, read from its source as
-			 * a single byte (see prev) unless the match
-			 * overlaps itself, where that byte is written by
-			 * the copy first.  m + len - 1 is inside the
-			 * output: m >= dict. */
-			if (len <= dist)
-				prev = m[len - 1];
 
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
@@ -676,8 +663,6 @@ copy:
 				copy_match_exact(op, dist, len);
 			}
 			op = mend;
-			if (len > dist)
-				prev = op[-1];
 		}
 	}
 
