@@ -461,8 +461,9 @@ static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsig
 		probs = p->dist_special + dist - slot;
 	} else {
 		dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
-		/* The source is known to 16 bytes: ask for it while
-		 * the align bits decode (far sources miss the caches).
+		/* The source is known to 16 bytes: ask for its end while
+		 * the align bits decode (far sources miss the caches);
+		 * the next symbol's context bytes are read from there.
 		 * An address, not a pointer: dist is not checked yet. */
 		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16 + len + MATCH_LEN_MIN));
 		probs = p->dist_align;
@@ -588,6 +589,8 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 				s->rep1 = rep0;
 				rep0 = d;
 			}
+			/* The source is known before the length: ask for
+			 * it now (an address only: checked at the copy). */
 			__builtin_prefetch((const void *)((uintptr_t)op - rep0));
 			state = after_lit ? 8 : 11;
 			lens = &pr->rep_len;
@@ -625,7 +628,6 @@ copy:
 			if (dist > pos)
 				return DECODE_BAD_OFFSET;
 			const uint8_t *m = op - dist;
-
 
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
