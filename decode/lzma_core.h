@@ -390,22 +390,33 @@ static ALWAYS_INLINE unsigned lit_plain(struct rc *rc, uint16_t *probs)
 /* A literal right after a match ("DecodeLiteral" with state >= 7): while
  * the decoded bits agree with the byte at distance rep0 + 1 ("matchByte"),
  * each bit uses the tree at 0x100 + matchBit * 0x100; from the first
- * disagreement on, the plain tree.  offs is 0x100 while they agree and 0
- * after, so one index expression serves both phases. */
+ * disagreement on, the plain tree.  The two phases are two loops: the
+ * first exits on the disagreement (once per literal, at most), and the
+ * second is rc_tree's, whose next probability is a select, not a load
+ * that waits for the bit. */
 static ALWAYS_INLINE unsigned lit_matched(struct rc *rc, uint16_t *probs, unsigned match_byte)
 {
-	unsigned sym = 1, offs = 0x100;
+	unsigned sym = 1;
 
-	do {
+	for (;;) {
 		match_byte <<= 1;
-		unsigned mbit = match_byte & offs;      /* 0 or 0x100 (while offs) */
-		unsigned bit = rc_bit_nb(rc, &probs[offs + mbit + sym]);
+		const unsigned mbit = match_byte & 0x100;
+		const unsigned bit = rc_bit_nb(rc, &probs[0x100 + mbit + sym]);
 
 		sym = sym << 1 | bit;
-		/* bit == match bit (bit 8 of match_byte) keeps offs; a
-		 * difference clears it.  offs has no other bit to lose. */
-		offs &= ~((sym << 8) ^ match_byte);
-	} while (sym < 0x100);
+		if (sym >= 0x100)
+			return sym & 0xFF;
+		if ((bit << 8) != mbit)
+			break;
+	}
+	/* The rest of the plain tree from node sym (2..0xFF); its last
+	 * level's children wrap into the tree (loaded, not used). */
+	uint32_t p = probs[sym];
+
+	do
+		sym = sym << 1 | rc_bit_sel(rc, &probs[sym], p, probs[(2 * sym) & 0xFF],
+					    probs[(2 * sym + 1) & 0xFF], &p);
+	while (sym < 0x100);
 	return sym & 0xFF;
 }
 
@@ -450,10 +461,11 @@ static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsig
 		probs = p->dist_special + dist - slot;
 	} else {
 		dist += rc_direct(rc, nd - ALIGN_BITS) << ALIGN_BITS;
-		/* The source is known to 16 bytes: ask for it while
-		 * the align bits decode (far sources miss the caches).
+		/* The source is known to 16 bytes: ask for its end while
+		 * the align bits decode (far sources miss the caches);
+		 * the next symbol's context bytes are read from there.
 		 * An address, not a pointer: dist is not checked yet. */
-		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16));
+		__builtin_prefetch((const void *)((uintptr_t)op - dist - 16 + len + MATCH_LEN_MIN));
 		probs = p->dist_align;
 		nd = ALIGN_BITS;
 	}
@@ -461,6 +473,10 @@ static ALWAYS_INLINE uint32_t rc_dist(struct rc *rc, struct lzma_probs *p, unsig
 }
 
 /* ---- Copies ------------------------------------------------------------- */
+
+/* For a distance below COPY_CHUNK, the smallest multiple of it that is at
+ * least COPY_CHUNK: the same bytes repeat at that distance. */
+static const uint8_t chunk_dist[COPY_CHUNK] = { 0, 8, 8, 9, 8, 10, 12, 14 };
 
 /* Copies a match of len bytes from distance dist (>= 1) exactly. */
 static void copy_match_exact(uint8_t *op, size_t dist, size_t len)
@@ -573,6 +589,9 @@ HOT static int lzma_run(struct lzma_core *s, struct rc *rcp, const uint8_t *ilim
 				s->rep1 = rep0;
 				rep0 = d;
 			}
+			/* The source is known before the length: ask for
+			 * it now (an address only: checked at the copy). */
+			__builtin_prefetch((const void *)((uintptr_t)op - rep0));
 			state = after_lit ? 8 : 11;
 			lens = &pr->rep_len;
 		} else {
@@ -612,12 +631,36 @@ copy:
 
 			/* Guards the wild copy: it may write up to
 			 * COPY_CHUNK - 1 bytes past mend, inside oend. */
-			if (dist >= COPY_CHUNK && LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
-				do {
+			if (LIKELY((size_t)(oend - op) >= WILD_OUT_MARGIN)) {
+				if (UNLIKELY(dist < COPY_CHUNK)) {
+					/* A short period: the first bytes one
+					 * by one (each may read the one just
+					 * written); from there on the bytes
+					 * repeat at the multiple of dist in
+					 * chunk_dist, which is at least
+					 * COPY_CHUNK, so the chunks below
+					 * never read what they write. */
+					const size_t n = len < COPY_CHUNK ? len : COPY_CHUNK;
+
+					for (size_t i = 0; i < n; i++)
+						op[i] = m[i];
+					op += n;
+					m = op - chunk_dist[dist];
+				}
+				/* Far sources two chunks at a time: both
+				 * loads before both stores. */
+				if (dist >= 2 * COPY_CHUNK) {
+					while (op + COPY_CHUNK < mend) {
+						memcpy(op, m, 2 * COPY_CHUNK);
+						op += 2 * COPY_CHUNK;
+						m += 2 * COPY_CHUNK;
+					}
+				}
+				while (op < mend) {
 					memcpy(op, m, COPY_CHUNK);
 					op += COPY_CHUNK;
 					m += COPY_CHUNK;
-				} while (op < mend);
+				}
 			} else {
 				copy_match_exact(op, dist, len);
 			}
