@@ -1,4 +1,4 @@
-/* test_zstd.c - host unit test for decode/zstd_decode.c.
+/* test_zstd.c - host unit test for decode/zstd_*.c.
  *
  * Compresses many inputs with libzstd (levels 1, 3, 19 and 22, several
  * window sizes, checksum and content size on and off, single frames and
