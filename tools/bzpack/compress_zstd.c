@@ -1,6 +1,6 @@
 /* compress_zstd.c - one Zstandard frame from libzstd, by default at its
  * maximum level (22, "ultra"): the stub decodes it with
- * decode/zstd_*.c.
+ * decode/zstd_decode.c.
  *
  * The frame carries the content size and the content checksum (the
  * decoder verifies both).  The window is made as large as the kernel
