@@ -96,14 +96,14 @@ struct seq {
  * it, never used to reach memory (a prefetch cannot fault, and a
  * corrupt offset only makes a useless one); the checks stay in
  * exec_seq().
- * Only once the frame's output is past SEQ_FAR_OUTPUT: before that every
- * match source is within the last few MiB, in the caches, and the ring
- * costs more than it saves (measured on the 3 MB test kernels: about 12%
- * slower with it, against 7 to 15% faster on Debian's 66 MB amd64 kernel
- * past that point).  Not in the 32-bit stub (ZSTD_SMALL): its budget. */
+ * Measured on the host (make bench-native, 2-core machine under load),
+ * against executing each sequence as soon as it is decoded: 10 to 25%
+ * faster on Debian's kernels, from -12 to +14% (noise) on the 3 MB test
+ * kernels.  Under QEMU's icount it costs instructions (the ring's stores
+ * and loads), which the caches it is for are not there to repay.  Not
+ * in the 32-bit stub (ZSTD_SMALL): its budget. */
 #define SEQ_AHEAD       8
 #define CACHE_LINE      64
-#define SEQ_FAR_OUTPUT  ((size_t)8 << 20)
 _Static_assert((SEQ_AHEAD & (SEQ_AHEAD - 1)) == 0, "the ring is indexed modulo its size");
 
 static ALWAYS_INLINE uintptr_t seq_prefetch(const struct seq *q, uintptr_t pos)
@@ -277,15 +277,15 @@ LOOP enum decode_status zstd_exec_sequences(struct frame_state *fs, const uint8_
 	/* A stream with fewer bits than its sequences need is caught after
 	 * the loop; meanwhile what the missing bits decode to is executed
 	 * like any other sequence, within every bound. */
-	if (!ZSTD_SMALL && (size_t)(op - fstart) >= SEQ_FAR_OUTPUT && nseq > SEQ_AHEAD) {
-		/* Far: matches may reach back past the caches.  The ring holds
-		 * the decoded sequences not yet executed; after each one runs,
-		 * its slot takes the one SEQ_AHEAD later. */
+	if (!ZSTD_SMALL) {
+		/* The ring holds the decoded sequences not yet executed; after
+		 * each one runs, its slot takes the one SEQ_AHEAD later. */
+		const size_t ahead = nseq < SEQ_AHEAD ? nseq : SEQ_AHEAD;
 		struct seq ring[SEQ_AHEAD];
 		uintptr_t pos = (uintptr_t)op;
 
-		for (i = 0; i < SEQ_AHEAD; i++) {
-			decode_seq(&d, &ring[i], 0);
+		for (i = 0; i < ahead; i++) {
+			decode_seq(&d, &ring[i], i + 1 == nseq);
 			ring[i].overrun = br_overrun(&d.br);
 			pos = seq_prefetch(&ring[i], pos);
 		}
@@ -309,8 +309,9 @@ LOOP enum decode_status zstd_exec_sequences(struct frame_state *fs, const uint8_
 			}
 		}
 	} else {
-		/* Near (or the 32-bit stub): each sequence executed as soon
-		 * as it is decoded, in registers. */
+		/* The 32-bit stub: each sequence executed as soon as it is
+		 * decoded, with no ring (its size budget, and i686's few
+		 * registers). */
 		for (i = nseq; i > 0; i--) {
 			struct seq q;
 
