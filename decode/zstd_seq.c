@@ -81,39 +81,7 @@ static ALWAYS_INLINE size_t read_offset_bits(struct bitrd *br, unsigned n)
 /* One decoded sequence, waiting to be executed. */
 struct seq {
 	size_t ll, ml, off;
-	/* The bitstream had been read past its start once this sequence
-	 * was decoded: an error executing it is the stream's. */
-	unsigned overrun;
 };
-
-/* Sequences are decoded SEQ_AHEAD ahead of their execution, and each
- * one's match source is prefetched when it is decoded: with a window as
- * large as a kernel, most matches reach back further than the caches,
- * and their loads were where the loop waited (the idea of libzstd's
- * decoder for long offsets, which keeps 8 sequences in flight and
- * prefetches two cache lines of each match).  pos is where the decoded
- * sequence's output goes, as an address: the sum of the lengths before
- * it, never used to reach memory (a prefetch cannot fault, and a
- * corrupt offset only makes a useless one); the checks stay in
- * exec_seq().
- * Measured on the host (make bench-native, 2-core machine under load),
- * against executing each sequence as soon as it is decoded: 10 to 25%
- * faster on Debian's kernels, from -12 to +14% (noise) on the 3 MB test
- * kernels.  Under QEMU's icount it costs instructions (the ring's stores
- * and loads), which the caches it is for are not there to repay.  Not
- * in the 32-bit stub (ZSTD_SMALL): its budget. */
-#define SEQ_AHEAD       8
-#define CACHE_LINE      64
-_Static_assert((SEQ_AHEAD & (SEQ_AHEAD - 1)) == 0, "the ring is indexed modulo its size");
-
-static ALWAYS_INLINE uintptr_t seq_prefetch(const struct seq *q, uintptr_t pos)
-{
-	const uintptr_t match = pos + q->ll - q->off;
-
-	__builtin_prefetch((const void *)match);
-	__builtin_prefetch((const void *)(match + CACHE_LINE));
-	return pos + q->ll + q->ml;
-}
 
 /* The sequence decoder's state: the bitstream, the three FSE states and
  * the repeat offsets. */
@@ -274,57 +242,22 @@ LOOP enum decode_status zstd_exec_sequences(struct frame_state *fs, const uint8_
 	d.rep1 = fs->rep[1];
 	d.rep2 = fs->rep[2];
 
-	/* A stream with fewer bits than its sequences need is caught after
-	 * the loop; meanwhile what the missing bits decode to is executed
-	 * like any other sequence, within every bound. */
-	if (!ZSTD_SMALL) {
-		/* The ring holds the decoded sequences not yet executed; after
-		 * each one runs, its slot takes the one SEQ_AHEAD later. */
-		const size_t ahead = nseq < SEQ_AHEAD ? nseq : SEQ_AHEAD;
-		struct seq ring[SEQ_AHEAD];
-		uintptr_t pos = (uintptr_t)op;
+	for (i = nseq; i > 0; i--) {
+		struct seq q;
 
-		for (i = 0; i < ahead; i++) {
-			decode_seq(&d, &ring[i], i + 1 == nseq);
-			ring[i].overrun = br_overrun(&d.br);
-			pos = seq_prefetch(&ring[i], pos);
-		}
-		for (i = 0; i < nseq; i++) {
-			struct seq *const q = &ring[i & (SEQ_AHEAD - 1)];
-
-			st = exec_seq(q, &op, &lp, lend, lfast, fstart, oend);
-			if (__builtin_expect(st != DECODE_OK, 0)) {
-				/* Say what went wrong first: a stream read past
-				 * its start decodes to anything. */
-				if (q->overrun) {
-					NOTE(NOTE_SEQ_END);
-					return DECODE_CORRUPT;
-				}
-				return st;
+		/* A stream with fewer bits than its sequences need is caught
+		 * after the loop; meanwhile what the missing bits decode to
+		 * is executed like any other sequence, within every bound. */
+		decode_seq(&d, &q, i == 1);
+		st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
+		if (__builtin_expect(st != DECODE_OK, 0)) {
+			/* Say what went wrong first: a stream read past its
+			 * start decodes to anything. */
+			if (br_overrun(&d.br)) {
+				NOTE(NOTE_SEQ_END);
+				return DECODE_CORRUPT;
 			}
-			if (i + SEQ_AHEAD < nseq) {
-				decode_seq(&d, q, i + SEQ_AHEAD + 1 == nseq);
-				q->overrun = br_overrun(&d.br);
-				pos = seq_prefetch(q, pos);
-			}
-		}
-	} else {
-		/* The 32-bit stub: each sequence executed as soon as it is
-		 * decoded, with no ring (its size budget, and i686's few
-		 * registers). */
-		for (i = nseq; i > 0; i--) {
-			struct seq q;
-
-			decode_seq(&d, &q, i == 1);
-			st = exec_seq(&q, &op, &lp, lend, lfast, fstart, oend);
-			if (__builtin_expect(st != DECODE_OK, 0)) {
-				/* As above. */
-				if (br_overrun(&d.br)) {
-					NOTE(NOTE_SEQ_END);
-					return DECODE_CORRUPT;
-				}
-				return st;
-			}
+			return st;
 		}
 	}
 	br_reload(&d.br);

@@ -636,9 +636,8 @@ int main(int argc, char **argv)
 			{ K_MIXED, 1 * MIB, { 19, 25, 1, 0 } },
 			{ K_TEXT, 700 * KIB, { 3, 26, 0, 0 } },
 			{ K_BINARY, 300 * KIB, { 22, 25, 1, 0 } },
-			/* Past 8 MiB of output our sequence loop decodes
-			 * ahead and prefetches (decode/zstd_seq.c): its
-			 * round trip, truncations and damage. */
+			/* Frames the size of a kernel's: more than 8 MiB
+			 * of output, round trip, truncations and damage. */
 			{ K_MIXED, 12 * MIB, { 1, 0, 1, 1 } },
 			{ K_TEXT, 10 * MIB, { 3, 24, 0, 0 } },
 		};
