@@ -1,6 +1,7 @@
-/* zstd_huf.c - Huffman (4.2) for the zstd decoder: a tree description
- * (direct or FSE-compressed weights) to a decoding table, and the literal
- * streams, one or four, decoded with it. */
+/* zstd_huf.c - the literals of the zstd decoder: Huffman (4.2), a tree
+ * description (direct or FSE-compressed weights) to a decoding table and
+ * the literal streams, one or four, decoded with it; and the literals
+ * section that holds them (3.1.1.3.1). */
 #include "zstd_internal.h"
 
 /* ---- Huffman tree description (4.2.1) ------------------------------------ */
@@ -58,8 +59,8 @@ static COLD_ONCE enum decode_status huf_fse_weights(struct zstd_ws *ws, const ui
 
 /* Reads a Huffman tree description at [p, end) and builds ws->huf;
  * *used is its size and *bits_out the table's Max_Number_of_Bits. */
-ONCE enum decode_status zstd_huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
-					   size_t *used, unsigned *bits_out)
+static ONCE enum decode_status huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
+					size_t *used, unsigned *bits_out)
 {
 	const size_t avail = (size_t)(end - p);
 	uint32_t rank_count[HUF_MAX_WEIGHT + 2] = { 0 };
@@ -209,8 +210,8 @@ static enum decode_status huf_finish(struct bitrd *br, const uint16_t *table, ui
 	return DECODE_OK;
 }
 
-enum decode_status zstd_huf_1stream(const uint16_t *table, const uint8_t *p, size_t n,
-				    uint8_t *op, size_t count)
+static enum decode_status huf_1stream(const uint16_t *table, const uint8_t *p, size_t n,
+				      uint8_t *op, size_t count)
 {
 	struct bitrd br;
 	uint8_t pad[BR_WORD];
@@ -269,8 +270,8 @@ static ALWAYS_INLINE size_t huf_turns(size_t most, const uint8_t *ptr, const uin
  * stream sizes; stream k regenerates (count + 3) / 4 bytes, the last one
  * the rest.  Decoded in turn, a batch from each, so the four dependency
  * chains overlap. */
-LOOP enum decode_status zstd_huf_4streams(const uint16_t *table, const uint8_t *p, size_t n,
-					  uint8_t *out, size_t count)
+static LOOP enum decode_status huf_4streams(const uint16_t *table, const uint8_t *p, size_t n,
+					    uint8_t *out, size_t count)
 {
 	const size_t seg = (count + 3) / 4;
 	size_t len1, len2, len3, len4;
@@ -379,4 +380,115 @@ tails:
 	if (st == DECODE_OK)
 		st = huf_finish(&b4, table, op4, end4);
 	return st;
+}
+
+/* ---- Literals section (3.1.1.3.1) ----------------------------------------- */
+
+
+ONCE enum decode_status zstd_decode_literals(struct frame_state *fs, const uint8_t **pip,
+					     const uint8_t *bend, struct literals *lit)
+{
+	struct zstd_ws *const ws = fs->ws;
+	const uint8_t *ip = *pip;
+	const size_t avail = (size_t)(bend - ip);
+	unsigned hdr, type, sf;
+	size_t regen, hlen;
+
+	/* Guards the first header byte. */
+	if (avail < 1)
+		return DECODE_CORRUPT;
+	hdr = ip[0];
+	type = hdr & 3;
+	sf = (hdr >> 2) & 3;
+
+	if (type == LIT_RAW || type == LIT_RLE) {
+		/* Size_Format: 1 byte (5-bit size), 2 bytes (12) or 3 (20). */
+		if ((sf & 1) == 0) {
+			hlen = 1;
+			regen = hdr >> 3;
+		} else if (sf == 1) {
+			hlen = 2;
+			/* Guards the second header byte. */
+			if (avail < hlen)
+				return DECODE_CORRUPT;
+			regen = (hdr >> 4) | (size_t)ip[1] << 4;
+		} else {
+			hlen = 3;
+			/* Guards the header's bytes. */
+			if (avail < hlen)
+				return DECODE_CORRUPT;
+			regen = (hdr >> 4) | (size_t)ip[1] << 4 | (size_t)ip[2] << 12;
+		}
+		/* Guards the literals buffer (and Block_Maximum_Size). */
+		if (regen > BLOCK_MAX)
+			return DECODE_CORRUPT;
+		if (type == LIT_RAW) {
+			/* Guards the literal bytes against the block. */
+			if (regen > avail - hlen)
+				return DECODE_CORRUPT;
+			/* Used in place: the sequences section and the rest
+			 * of the input follow them, so wild reads may go up
+			 * to the end of the input. */
+			lit->p = ip + hlen;
+			lit->end = lit->p + regen;
+			lit->limit = fs->iend;
+			*pip = ip + hlen + regen;
+		} else {
+			/* Guards the byte to repeat. */
+			if (avail < hlen + 1)
+				return DECODE_CORRUPT;
+			memset(ws->lit, ip[hlen], regen);
+			lit->p = ws->lit;
+			lit->end = ws->lit + regen;
+			lit->limit = ws->lit + sizeof(ws->lit);
+			*pip = ip + hlen + 1;
+		}
+		return DECODE_OK;
+	}
+
+	/* Compressed or treeless: two sizes of 10, 10, 14 or 18 bits. */
+	{
+		static const uint8_t hdr_len[4] = { 3, 3, 4, 5 };
+		static const uint8_t size_bits[4] = { 10, 10, 14, 18 };
+		const unsigned sbits = size_bits[sf];
+		const size_t smask = ((size_t)1 << sbits) - 1;
+		uint64_t v = 0;
+		size_t csize, tree = 0;
+		enum decode_status st;
+
+		hlen = hdr_len[sf];
+		/* Guards the header's bytes. */
+		if (avail < hlen)
+			return DECODE_CORRUPT;
+		v = zstd_get_le_n(ip, (unsigned)hlen);
+		regen = (size_t)(v >> 4) & smask;
+		csize = (size_t)(v >> (4 + sbits)) & smask;
+		/* Guards the literals buffer (and Block_Maximum_Size). */
+		if (regen > BLOCK_MAX)
+			return DECODE_CORRUPT;
+		/* Guards the compressed literals against the block. */
+		if (csize > avail - hlen)
+			return DECODE_CORRUPT;
+		ip += hlen;
+		if (type == LIT_COMPRESSED) {
+			st = huf_read_tree(ws, ip, ip + csize, &tree, &fs->huf_bits);
+			if (st != DECODE_OK)
+				return st;
+		} else if (fs->huf_bits == 0) {
+			/* Treeless: a Huffman table from an earlier block of
+			 * this frame is required. */
+			return DECODE_CORRUPT;
+		}
+		if (sf == 0)
+			st = huf_1stream(ws->huf, ip + tree, csize - tree, ws->lit, regen);
+		else
+			st = huf_4streams(ws->huf, ip + tree, csize - tree, ws->lit, regen);
+		if (st != DECODE_OK)
+			return st;
+		lit->p = ws->lit;
+		lit->end = ws->lit + regen;
+		lit->limit = ws->lit + sizeof(ws->lit);
+		*pip = ip + csize;
+		return DECODE_OK;
+	}
 }

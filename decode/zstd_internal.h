@@ -8,10 +8,11 @@
  * decompressor (frame, block, entropy, hash):
  *
  *   zstd_decode.c   frames and skippable frames, zstd_decode() (3.1)
- *   zstd_block.c    a compressed block: literals section, sequences
- *                   section header and its tables' modes (3.1.1.3)
- *   zstd_seq.c      decoding and executing the sequences (3.1.2)
- *   zstd_huf.c      Huffman trees and literal streams (4.2)
+ *   zstd_block.c    a compressed block: the sequences section, its
+ *                   tables' modes, the sequences decoded and executed
+ *                   (3.1.1.3, 3.1.2)
+ *   zstd_huf.c      the literals section, Huffman trees and literal
+ *                   streams (3.1.1.3.1, 4.2)
  *   zstd_fse.c      FSE table descriptions and decoding tables (4.1)
  *   zstd_bits.c     the backward bitstream's out-of-line parts (4.1, 4.2.2)
  *   zstd_xxh64.h    the content checksum (XXH64)
@@ -360,17 +361,8 @@ enum decode_status zstd_fse_build(struct zstd_ws *ws, struct fse_entry *t, unsig
 				  unsigned log, enum fse_kind kind);
 
 /* zstd_huf.c */
-enum decode_status zstd_huf_read_tree(struct zstd_ws *ws, const uint8_t *p, const uint8_t *end,
-				      size_t *used, unsigned *bits_out);
-enum decode_status zstd_huf_1stream(const uint16_t *table, const uint8_t *p, size_t n,
-				    uint8_t *op, size_t count);
-enum decode_status zstd_huf_4streams(const uint16_t *table, const uint8_t *p, size_t n,
-				     uint8_t *out, size_t count);
-
-/* zstd_seq.c */
-enum decode_status zstd_exec_sequences(struct frame_state *fs, const uint8_t *p,
-				       const uint8_t *bend, size_t nseq, struct literals *lit,
-				       uint8_t **pop, uint8_t *fstart, uint8_t *oend);
+enum decode_status zstd_decode_literals(struct frame_state *fs, const uint8_t **pip,
+					const uint8_t *bend, struct literals *lit);
 
 /* zstd_block.c */
 enum decode_status zstd_decode_block(struct frame_state *fs, const uint8_t *ip,
