@@ -2,8 +2,9 @@
  * literals (zstd_huf.c), then the sequences section: its header, the
  * modes of its three tables, and the sequences decoded and executed
  * (3.1.1.3.2, 3.1.2).  The sequence loop and its only caller share this
- * file, so that the compiler sees all of its uses (as it did when the
- * decoder was one file: the icount gate measured the difference). */
+ * file: a static loop with one caller is compiled for that caller (on
+ * i686, with its arguments in registers); an extern one measured up to
+ * 0.3% more instructions under QEMU's icount. */
 #include "zstd_internal.h"
 
 /* Predefined distributions (3.1.1.3.2.2); -1 is "less than 1". */
