@@ -43,6 +43,11 @@ STUB_CFLAGS_64 := -m64 -mno-red-zone -mcmodel=small -mgeneral-regs-only
 
 # Every codec in decode/codecs.def, by its C identifier (the file stem).
 CODECS := $(shell sed -n 's/^CODEC.\([a-z0-9_]*\),.*/\1/p' decode/codecs.def)
+# CODEC_SRCS ident: a codec's decoder sources, decode/<ident>_*.c (its
+# <ident>_decode.c and any other files of its own), less those of a codec
+# whose ident extends it (lzo_rle_decode.c is not lzo's).
+CODEC_SRCS = $(sort $(filter-out $(foreach o,$(filter $(1)_%,$(CODECS)),$(wildcard decode/$(o)_*.c)),\
+	$(wildcard decode/$(1)_*.c)))
 BITS   := 32 64
 
 all:

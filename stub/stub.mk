@@ -1,7 +1,7 @@
 # The boot side: the real-mode setup (one, shared) and a protected-mode
 # stub per codec and word size, each carrying only its own decoder:
 # stub/*.c, the codec glue stub/codec.c built with -DSTUB_CODEC=<ident>,
-# and decode/<ident>_decode.c.  The codecs come from decode/codecs.def
+# and decode/<ident>_*.c (CODEC_SRCS in the top Makefile).  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
 STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
@@ -10,7 +10,8 @@ STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o 
 # with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
 # the header flag) and the un-filter, bcj.o.  The other stubs link neither.
 STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
-STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o $(B)/stub/$(2)/decode/$(1)_decode.o
+STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
+	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
 STUB_EFI_OBJS_32 :=

@@ -54,7 +54,7 @@ FUZZERS      := reference lz4 lzo gzip bzip2 xz zstd
 # reference: every line of decode/references.def against our decoder of
 # its codec (tests/fuzz_reference.c); a line added there is fuzzed with no
 # edit here.  REF_* and REF_SRCS are tests/tests.mk's.
-FUZZ_SRCS_reference := $(call REF_SRCS,$(REF_NAMES)) $(foreach c,$(CODECS),decode/$(c)_decode.c)
+FUZZ_SRCS_reference := $(call REF_SRCS,$(REF_NAMES)) $(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))
 FUZZ_LIBS_reference := $(REF_LIBS)
 FUZZ_SEED_SRCS_reference := $(FUZZ_SRCS_reference)
 FUZZ_SRCS_lz4 := decode/lz4_decode.c
@@ -66,7 +66,7 @@ FUZZ_SRCS_gzip := decode/gzip_decode.c tests/gzip_decode_safe.c
 FUZZ_LIBS_gzip := -lz -ldeflate
 FUZZ_SRCS_xz := decode/lzma_decode.c decode/xz_decode.c
 FUZZ_LIBS_xz := -llzma
-FUZZ_SRCS_zstd := decode/zstd_decode.c
+FUZZ_SRCS_zstd := $(call CODEC_SRCS,zstd)
 FUZZ_LIBS_zstd := -lzstd
 # the decoder names why it refused, for the fuzzer's checks against libzstd
 FUZZ_CFLAGS_zstd := -DZSTD_DECODE_NOTES

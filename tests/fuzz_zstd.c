@@ -1,4 +1,4 @@
-/* fuzz_zstd.c - libFuzzer target for decode/zstd_decode.c, differential
+/* fuzz_zstd.c - libFuzzer target for decode/zstd_*.c, differential
  * against libzstd.
  *
  * Input: [le32 v][zstd data].  The output size is
@@ -28,7 +28,7 @@
  * states after the last sequence too (the format says not to), so it
  * accepts a sequences bitstream read past its start (the missing bits
  * taken as zeros) and one with those extra bits left over.  We call all
- * three corrupt.  zstd_decode.c built with -DZSTD_DECODE_NOTES names
+ * three corrupt.  decode/zstd_*.c built with -DZSTD_DECODE_NOTES names
  * the check that failed in zstd_decode_note, and these are let through.
  *
  * Built with -DFUZZ_MKSEEDS instead, this file is the seed generator:
@@ -65,7 +65,7 @@ static void die(const char *what, size_t dst_len, size_t n, int ours, size_t lib
 }
 
 static ZSTD_DCtx *dctx;
-const char *zstd_decode_note;    /* set by zstd_decode.c (-DZSTD_DECODE_NOTES) */
+const char *zstd_decode_note;    /* set by decode/zstd_*.c (-DZSTD_DECODE_NOTES) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

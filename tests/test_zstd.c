@@ -1,4 +1,4 @@
-/* test_zstd.c - host unit test for decode/zstd_decode.c.
+/* test_zstd.c - host unit test for decode/zstd_*.c.
  *
  * Compresses many inputs with libzstd (levels 1, 3, 19 and 22, several
  * window sizes, checksum and content size on and off, single frames and
@@ -636,6 +636,10 @@ int main(int argc, char **argv)
 			{ K_MIXED, 1 * MIB, { 19, 25, 1, 0 } },
 			{ K_TEXT, 700 * KIB, { 3, 26, 0, 0 } },
 			{ K_BINARY, 300 * KIB, { 22, 25, 1, 0 } },
+			/* Frames the size of a kernel's: more than 8 MiB
+			 * of output, round trip, truncations and damage. */
+			{ K_MIXED, 12 * MIB, { 1, 0, 1, 1 } },
+			{ K_TEXT, 10 * MIB, { 3, 24, 0, 0 } },
 		};
 
 		for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {

@@ -23,7 +23,7 @@
 #   xz        decode/lzma_decode.c and xz_decode.c against liblzma
 #             (tests/test_xz.c)
 #   bcj       decode/bcj_x86.h against liblzma's x86 filter (tests/test_bcj.c)
-#   zstd      decode/zstd_decode.c against libzstd (tests/test_zstd.c)
+#   zstd      decode/zstd_*.c against libzstd (tests/test_zstd.c)
 #   tool_files  the xz/lzma, gzip, bzip2 and zstd decoders against what
 #             the xz, gzip, bzip2 and zstd tools make of the test kernels,
 #             with no library: the -m32 coverage of the codecs whose
@@ -102,10 +102,10 @@ REF_SRCS        = tools/reference/reference.c $(foreach n,$(1),tools/reference/$
 # (tests/test_reference.c), -m32 with the references that have an i386
 # build.  A line added to decode/references.def is in it with no edit here.
 TEST_SRCS_reference          := tests/test_reference.c $(call REF_SRCS,$(REF_NAMES)) \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
+	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c))) $(TESTLIB)
 TEST_LIBS_reference          := $(REF_LIBS)
 TEST_SRCS_reference_m32      := tests/test_reference.c $(call REF_SRCS,$(REF_I386_NAMES)) \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
+	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c))) $(TESTLIB)
 TEST_LIBS_reference_m32      := $(REF_I386_LIBS)
 TEST_SRCS_reference_m32_asan := $(TEST_SRCS_reference_m32)
 TEST_LIBS_reference_m32_asan := $(TEST_LIBS_reference_m32)
@@ -126,7 +126,7 @@ TEST_VARIANTS_xxh64 := native asan
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
 TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/bzpack/inplace.c \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
+	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c))) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
@@ -167,9 +167,9 @@ TEST_SRCS_bcj     := tests/test_bcj.c $(TESTLIB)
 TEST_LIBS_bcj     := -llzma
 TEST_VARIANTS_bcj := native asan
 
-# zstd: decode/zstd_decode.c against libzstd.  Not -m32: libzstd has no
+# zstd: decode/zstd_*.c against libzstd.  Not -m32: libzstd has no
 # installable i386 build here (ci/deps.sh).
-TEST_SRCS_zstd     := tests/test_zstd.c decode/zstd_decode.c $(TESTLIB)
+TEST_SRCS_zstd     := tests/test_zstd.c $(call CODEC_SRCS,zstd) $(TESTLIB)
 TEST_LIBS_zstd     := -lzstd
 TEST_VARIANTS_zstd := native asan
 
@@ -178,7 +178,7 @@ TEST_VARIANTS_zstd := native asan
 # no compression library, so it is built in every variant, -m32 included:
 # the only -m32 test of gzip, bzip2, lzma, xz and zstd.  (lzo is not in it:
 # lzop writes a container, not a bare lzo1x stream; see the source.)
-TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),decode/$(c)_decode.c)
+TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),$(call CODEC_SRCS,$(c)))
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 

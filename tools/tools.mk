@@ -14,7 +14,7 @@ CODEC_TABLE_SRCS := tools/bzpack/codecs.c tools/bzpack/util.c $(wildcard tools/b
 # The packer: its own sources, the codec table, and the decoders and CRC
 # the stub runs (decode/).
 BZPACK_SRCS := $(wildcard tools/bzpack/*.c) decode/crc32c.c \
-	$(foreach c,$(CODECS),decode/$(c)_decode.c)
+	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))
 BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/stubs_blob.o
 
 $(B)/host/%.o: %.c

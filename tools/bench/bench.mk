@@ -33,7 +33,7 @@ BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma -lbz2 $(BZ
 # linked as the packer builds them; their references to <ident>_decode
 # resolve to these objects, so the table's decode pointers are the
 # stub-flag builds.
-BENCH_DECODE_OBJS := $(foreach c,$(CODECS),$(B)/tools/bench/decode/$(c)_decode.o) \
+BENCH_DECODE_OBJS := $(patsubst decode/%.c,$(B)/tools/bench/decode/%.o,$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))) \
 	$(B)/tools/bench/decode/crc32c.o
 BENCH_CODEC_OBJS  := $(patsubst %.c,$(B)/host/%.o,$(CODEC_TABLE_SRCS))
 
