@@ -21,7 +21,7 @@ WARN        := -Wall -Wextra -Werror
 # Where the headers are: include/ (the format), decode/ (decoders, CRC and
 # the codec list, shared by every side), the side's own folder.
 INCLUDES    := -Iinclude -Idecode
-HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -Itools/reference -I$(B)/gen -MMD -MP
+HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/packer -Itools/compress -Itools/bench -Itools/reference -I$(B)/gen -MMD -MP
 HOST_LDLIBS :=
 
 # The stub is freestanding and position independent: -fPIE, and every

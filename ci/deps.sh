@@ -24,7 +24,7 @@ flex bison bc libelf-dev gdb"
 # opens no file of this tree, docs/kernel-ci.yml parses).
 # ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
 # firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi; libssl-dev
-# gives the packer libcrypto, which signs images (tools/bzpack/sign.c).
+# gives the packer libcrypto, which signs images (tools/packer/sign.c).
 # systemd-boot-efi, ipxe, syslinux and syslinux-common are the loaders
 # ci/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
 # for BIOS and UEFI, syslinux and its BIOS modules); mtools makes their

@@ -1,7 +1,7 @@
 # test-complete.sh - every codec is complete, read from the tables alone:
 # decode/codecs.def (the codecs) and decode/references.def (their
 # references).  A codec is four places: its codecs.def line, its decoder
-# (decode/<ident>_decode.c), its compressor (tools/bzpack/compress_<ident>.c)
+# (decode/<ident>_decode.c), its compressor (tools/compress/compress_<ident>.c)
 # and its references.def line (whose glue is tools/reference/<name>.c).
 # Everything else must follow from those with no edit, and this checks
 # that it does, per codec:
@@ -32,7 +32,7 @@ cpl_bench_objs=$(cpl_var BENCH_DECODE_OBJS)
 for cpl_entry in $cpl_codecs; do
 	cpl_id=${cpl_entry%%:*} cpl_name=${cpl_entry#*:} cpl_why=""
 	[ -f "decode/${cpl_id}_decode.c" ] || cpl_why="$cpl_why no decode/${cpl_id}_decode.c;"
-	[ -f "tools/bzpack/compress_${cpl_id}.c" ] || cpl_why="$cpl_why no tools/bzpack/compress_${cpl_id}.c;"
+	[ -f "tools/compress/compress_${cpl_id}.c" ] || cpl_why="$cpl_why no tools/compress/compress_${cpl_id}.c;"
 	cpl_refs=$(sed -n "s/^REFERENCE($cpl_id, \"\([^\"]*\)\", .*, \([a-z0-9_]*\), \([a-z0-9_]*\))\$/\1:\2:\3/p" \
 		decode/references.def)
 	[ -n "$cpl_refs" ] || cpl_why="$cpl_why no line in decode/references.def;"

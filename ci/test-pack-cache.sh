@@ -1,4 +1,4 @@
-# test-pack-cache.sh - bzpack --pack-cache (tools/bzpack/payload_cache.h):
+# test-pack-cache.sh - bzpack --pack-cache (tools/packer/payload_cache.h):
 # a hit gives the very image a run without the cache writes; a damaged
 # entry is noticed (decoded and compared) and compressed afresh, never
 # used; a cache that cannot be written is said on stderr and the image is

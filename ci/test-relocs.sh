@@ -65,7 +65,7 @@ expect_refusal "--relocs with a bzImage input is refused" "--relocs is for an EL
 	--relocs "$T/relocs-odd.bin" "$img"
 
 # An ELF linked with ld --emit-relocs brings its own table: the packer
-# derives it from the .rel/.rela sections (tools/bzpack/relocs_elf.c).
+# derives it from the .rel/.rela sections (tools/packer/relocs_elf.c).
 # The reference is binutils' view of the same file: readelf's absolute
 # places (testkern has no absolute symbols), laid out as vmlinux.relocs,
 # given with --relocs to the same code linked without the sections; the

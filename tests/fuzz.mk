@@ -43,7 +43,7 @@ FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
 FUZZ_SECONDS ?= 20
 # Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
 FUZZ_ARGS    ?=
-FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -Itools/reference \
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/packer -Itools/compress -Itools/bench -Itools/reference \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # One libFuzzer target per decoder family, tests/fuzz_<f>.c, differential
 # against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
@@ -61,7 +61,7 @@ FUZZ_SRCS_lz4 := decode/lz4_decode.c
 FUZZ_LIBS_lz4 := -llz4
 FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
 FUZZ_LIBS_lzo := -llzo2
-FUZZ_SEED_SRCS_lzo := tools/bzpack/compress_lzo_rle_opt.c
+FUZZ_SEED_SRCS_lzo := tools/compress/compress_lzo_rle_opt.c
 FUZZ_SRCS_gzip := decode/gzip_decode.c tests/gzip_decode_safe.c
 FUZZ_LIBS_gzip := -lz -ldeflate
 FUZZ_SRCS_xz := decode/lzma_decode.c decode/xz_decode.c

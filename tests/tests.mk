@@ -26,10 +26,10 @@
 #             with no library: the -m32 coverage of the codecs whose
 #             libraries have no installable i386 build (tests/tool_files.c)
 # and, native and ASan only,
-#   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
+#   codecs    every codec of the packer's table (tools/compress/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
 #             truncations, bit flips, and the in-place margin
-#             (tools/bzpack/inplace.c) found and minimal (tests/test_codecs.c).  Not -m32: the
+#             (tools/compress/inplace.c) found and minimal (tests/test_codecs.c).  Not -m32: the
 #             compressors link the packer's libraries, and Debian's i386
 #             builds of them are not always installable beside the amd64
 #             ones (Multi-Arch: same wants equal versions, and security
@@ -93,7 +93,7 @@ REF_TOOL_CODECS := $(sort $(shell $(call REF_FIELDS,\5 \1) | sed -n 's/^[^-][^ ]
 # The glue: the table, one file per library, and what LZO-RLE's reference
 # is made of (our parser, tools/reference/lzo_ref.h).
 REF_SRCS        = tools/reference/reference.c $(foreach n,$(1),tools/reference/$(n).c) \
-	$(if $(filter lzo-rle,$(1)),tools/bzpack/compress_lzo_rle_opt.c)
+	$(if $(filter lzo-rle,$(1)),tools/compress/compress_lzo_rle_opt.c)
 
 # The differential test: every reference against our decoder of its codec
 # (tests/test_reference.c), -m32 with the references that have an i386
@@ -118,14 +118,14 @@ TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
-TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/bzpack/inplace.c \
+TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/compress/inplace.c \
 	$(foreach c,$(CODECS),decode/$(c)_decode.c) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
 # lzo and lzo-rle: one decoder core, both entry points, and our LZO-RLE
 # compressor, against liblzo2 and a byte-wise reference decoder.
-TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c \
+TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/compress/compress_lzo_rle_opt.c \
 	$(TESTLIB)
 TEST_LIBS_lzo     := -llzo2
 TEST_VARIANTS_lzo := $(TEST_VARIANTS)

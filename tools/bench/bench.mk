@@ -47,14 +47,14 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 # the key of its cached compressed inputs, so that editing the glue (a new
 # default level, another library call) recompresses instead of timing the
 # old bytes.  A codec's glue may have a compressor of its own beside it,
-# tools/bzpack/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
+# tools/compress/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
 # Rewritten only when it changes, like the flags stamp.
-$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/bzpack/compress_$(c).c) \
-		$(wildcard tools/bzpack/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
+$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/compress/compress_$(c).c) \
+		$(wildcard tools/compress/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
 	@mkdir -p $(@D)
 	@for c in $(CODECS); do \
 		printf '#define BENCH_DIGEST_%s "%s"\n' $$c \
-			"$$(cat tools/bzpack/compress_$$c.c $$(ls tools/bzpack/compress_$${c}_opt.c 2>/dev/null) | \
+			"$$(cat tools/compress/compress_$$c.c $$(ls tools/compress/compress_$${c}_opt.c 2>/dev/null) | \
 				sha256sum | cut -c1-16)"; \
 	done > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@

@@ -93,7 +93,7 @@ static int check_setup_lists(void)
 }
 
 /* The packer's stubs, one blob per codec and word size, and a table the
- * packer looks them up in (tools/bzpack/stubs.c): id, bits, start, end. */
+ * packer looks them up in (tools/packer/stubs.c): id, bits, start, end. */
 static void print_stubs(void)
 {
 	static const struct { const char *ident; unsigned id; } codecs[] = {

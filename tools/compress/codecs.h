@@ -10,7 +10,7 @@
 
 #define LEVEL_DEFAULT (-1)      /* the codec's default level */
 
-/* A codec's compressor glue, tools/bzpack/compress_<ident>.c, defines
+/* A codec's compressor glue, tools/compress/compress_<ident>.c, defines
  * <ident>_compressor: the reference library (or our own compressor) at
  * the levels it accepts.  compress() gets a level within them and
  * allocates out->data (the caller frees it). */
