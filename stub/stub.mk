@@ -75,7 +75,7 @@ $(B)/stub/%.bin: $(B)/stub/%.elf
 	$(OBJCOPY) -O binary --pad-to=0x$$(nm $< | awk '$$3 == "_stub_end" { print $$1 }') $< $@
 
 # A boot sector that checks each A20 method of stub/a20.inc on its own
-# (ci/test-a20.sh).
+# (ci/tests/test-a20.sh).
 $(B)/stub/a20_boot.bin: tests/a20_boot.asm stub/a20.inc
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -Istub/ -MD $@.d -MP -o $@ $<

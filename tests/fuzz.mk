@@ -3,7 +3,7 @@
 # BZPACK_SRCS, BZPACK_LIBS and the stub blobs from there).
 #
 #   $(B)/asan/bzpack          the packer, every source built with ASan +
-#                             UBSan (ci/test-malformed.sh runs the
+#                             UBSan (ci/tests/test-malformed.sh runs the
 #                             malformed-input corpus through it); part of
 #                             `make all`
 #   $(B)/fuzz/fuzz_lz4        libFuzzer target: decode/lz4_decode.c, checked
@@ -19,7 +19,7 @@
 # libclang-rt-14-dev, which carries the i386 runtimes too), and for -m32
 # liblz4-dev:i386 and lib32stdc++-12-dev (ci/deps.sh).  They live in
 # $(B)/fuzz/, apart from the unit tests in $(B)/tests/ that
-# ci/test-host.sh runs; `make fuzz` runs them (.ci/run).
+# ci/tests/test-host.sh runs; `make fuzz` runs them (.ci/run).
 
 # ---- the packer under ASan + UBSan ----------------------------------------
 

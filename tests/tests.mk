@@ -35,7 +35,7 @@
 #             ones (Multi-Arch: same wants equal versions, and security
 #             updates reach the two architectures at different times).
 #
-# ci/test-host.sh runs what `make host-tests-list` prints (what is built
+# ci/tests/test-host.sh runs what `make host-tests-list` prints (what is built
 # here) and fails on a missing binary.  The -m32 variants need gcc-multilib and
 # liblz4-dev:i386 (ci/deps.sh).
 #
@@ -182,13 +182,13 @@ HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
 endef
 $(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))
 
-# What ci/test-host.sh checks its own list against, one name a line.
+# What ci/tests/test-host.sh checks its own list against, one name a line.
 host-tests-list:
 	@printf '%s\n' $(notdir $(HOST_TESTS))
 
-# Build and run every host test the way CI does (ci/test-host.sh).
+# Build and run every host test the way CI does (ci/tests/test-host.sh).
 check-host: $(HOST_TESTS) $(TESTKERNELS)
-	@B=$(B) bash -c '. ci/lib.sh && . ci/test-host.sh && \
+	@B=$(B) bash -c '. ci/lib.sh && . ci/tests/test-host.sh && \
 		echo "$$PASSED passed, $$FAILED failed, $$SKIPPED skipped" && [ $$FAILED -eq 0 ]'
 
 .PHONY: host-tests-list check-host

@@ -1,6 +1,6 @@
 # bench.mk - `make bench-native`: our decoders, compiled for the host the
 # way the stub compiles them, against the reference libraries on the same
-# inputs (tools/bench/bench_native.c, run by ci/bench-native.sh).  Included by
+# inputs (tools/bench/bench_native.c, run by ci/benchmarks/bench-native.sh).  Included by
 # the top Makefile; uses B, CC, CODECS, HOST_CFLAGS, STUB_CFLAGS and
 # TESTKERNELS.
 #
@@ -8,8 +8,8 @@
 #   $(B)/tools/bench_seed       the seed's experiment (`make bench-seed`,
 #                               which bench-native runs too)
 #   $(B)/tools/bench/           their decoder objects and compressor digests
-#   $(B)/bench/native.json      their results (ci/bench-native.sh,
-#                               ci/bench-seed.sh, ci/nativejson.py)
+#   $(B)/bench/native.json      their results (ci/benchmarks/bench-native.sh,
+#                               ci/benchmarks/bench-seed.sh, ci/benchmarks/nativejson.py)
 #   $(B)/bench/native-cache/    compressed inputs, reused between runs
 #
 # `make bench-native EXTRA_STUB_CFLAGS=-fno-builtin` measures what losing
@@ -84,12 +84,12 @@ $(B)/tools/bench_seed: $(B)/tools/bench_seed.o $(BENCH_DECODE_OBJS) $(BENCH_CODE
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(B)/tools/bench_seed $(TESTKERNELS)
-	@B=$(B) bash ci/bench-native.sh
+	@B=$(B) bash ci/benchmarks/bench-native.sh
 
-# The seed's experiment alone (ci/bench-seed.sh): the "seed" section of
+# The seed's experiment alone (ci/benchmarks/bench-seed.sh): the "seed" section of
 # $(B)/bench/native.json, README's seed table, docs/seed.svg.
 bench-seed: $(B)/tools/bench_seed
-	@B=$(B) bash ci/bench-seed.sh
+	@B=$(B) bash ci/benchmarks/bench-seed.sh
 
 .PHONY: bench-native bench-seed bench-native-flags-check
 bench-native-flags-check: ;

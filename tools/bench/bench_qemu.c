@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define QEMU_MEMORY "512M"      /* Debian's kernels decompress to ~66 MB */
-#define QEMU_MEMORY_UEFI "1G"   /* what ci/test-efi.sh boots Debian's kernel with under OVMF */
+#define QEMU_MEMORY_UEFI "1G"   /* what ci/tests/test-efi.sh boots Debian's kernel with under OVMF */
 #define QEMU_ARGS_MAX 40
 
 double bench_now(void)

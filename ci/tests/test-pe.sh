@@ -3,7 +3,7 @@
 # loader-rule checks of bzpack --info.  Sourced by ci/test.sh (uses B, T,
 # BZPACK, pass, fail, skip, check from ci/lib.sh).
 #
-#   - objdump -p and an independent reader (ci/pe-check.py): MajorImageVersion
+#   - objdump -p and an independent reader (ci/tests/pe-check.py): MajorImageVersion
 #     1, NX_COMPAT, an empty base-relocation directory and no .reloc,
 #     sections aligned, raw sizes within virtual sizes, SizeOfImage exact;
 #   - .sbat: bzpack's line, --sbat FILE's, kept by a repack, and a Linux
@@ -47,7 +47,7 @@ else
 fi
 check "pe: objdump -h: .sbat and .text, no .reloc" \
 	bash -c 'h=$(objdump -h "$1") && grep -q " \.sbat " <<<"$h" && grep -q " \.text " <<<"$h" && ! grep -q "\.reloc" <<<"$h"' _ "$pe_img64"
-if pe=$(python3 ci/pe-check.py "$pe_img64" 2>&1); then
+if pe=$(python3 ci/tests/pe-check.py "$pe_img64" 2>&1); then
 	check "pe: layout as a strict loader checks it (pe-check.py: aligned, raw <= virtual, SizeOfImage exact)" \
 		grep -qx "layout=ok" <<<"$pe"
 	check "pe: pe-check.py agrees: version 1, NX_COMPAT, no relocations" \
@@ -113,7 +113,7 @@ fi
 # speaks; prints "refused", "started" or "neither".
 pe_sb_verdict() {
 	local image=$1 log=$2 qemu_pid i
-	bash ci/mkesp.sh "$log.esp" "$image" || { echo "no ESP"; return; }
+	bash ci/fixtures/mkesp.sh "$log.esp" "$image" || { echo "no ESP"; return; }
 	cp "$PE_SB_VARS" "$log.vars"
 	: > "$log"
 	qemu-system-x86_64 -nodefaults -display none -no-reboot -m 256M -serial "file:$log" \
@@ -220,7 +220,7 @@ else
 		# padding; a payload byte makes --info refuse the image outright):
 		# the hash no longer matches, for us and for sbverify.
 		cp "$pe_signed" "$T/pe-altered.img"
-		pe_sbat_end=$(python3 ci/pe-check.py "$pe_signed" | sed -n 's/^sections=\.sbat:[^:]*:[^:]*:\([^:]*\):\([^ ]*\) .*/\1+\2/p')
+		pe_sbat_end=$(python3 ci/tests/pe-check.py "$pe_signed" | sed -n 's/^sections=\.sbat:[^:]*:[^:]*:\([^:]*\):\([^ ]*\) .*/\1+\2/p')
 		printf '\x5a' | dd of="$T/pe-altered.img" bs=1 seek=$((${pe_sbat_end:-0} - 1)) conv=notrunc status=none
 		check "pe: --info finds a changed byte (image hash DOES NOT MATCH), and so does sbverify" \
 			bash -c 'grep -q "image hash DOES NOT MATCH" <($1 --info "$2") && ! sbverify --cert "$3" "$2" > /dev/null 2>&1' \
@@ -262,7 +262,7 @@ check "pe: --info: a 32-bit image fails kexec_file_load's probe (XLF_KERNEL_64) 
 
 # ---- Debian's signed kernel --------------------------------------------------
 if [ ! -s "$PE_DEBIAN" ]; then
-	skip "pe: Debian's signed vmlinuz" "no $PE_DEBIAN (ci/fetch-debian.sh)"
+	skip "pe: Debian's signed vmlinuz" "no $PE_DEBIAN (ci/fixtures/fetch-debian.sh)"
 	return 0 2>/dev/null || exit 0
 fi
 pe_deb_info=$($BZPACK --info "$PE_DEBIAN" 2>&1)
@@ -275,7 +275,7 @@ check "pe: --info: Debian's kernel (6.1, no .sbat) does not meet shim's SBAT rul
 # signature is said.
 printf 'sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\nlinux,1,The Linux Developers,linux,6.1,https://linux.org\nlinux.debian,1,Debian,linux,6.1,https://tracker.debian.org/pkg/linux\n' > "$T/pe-linux.sbat"
 if [ -r "$PE_KEY" ] && command -v sbsign > /dev/null &&
-	python3 ci/pe-check.py add-sbat "$PE_DEBIAN" "$T/pe-linux.sbat" "$T/pe-linux-sbat.unsigned" &&
+	python3 ci/tests/pe-check.py add-sbat "$PE_DEBIAN" "$T/pe-linux.sbat" "$T/pe-linux-sbat.unsigned" &&
 	sbsign --key "$T/pe-snakeoil.key" --cert "$PE_CERT" --output "$T/pe-linux-sbat.img" "$T/pe-linux-sbat.unsigned" > /dev/null 2>&1; then
 	name="pe: repacking a signed Linux bzImage with .sbat keeps its lines and says its signature is gone"
 	if $BZPACK -c none -o "$T/pe-linux-repacked.img" "$T/pe-linux-sbat.img" 2> "$T/pe-linux.err"; then

@@ -1,12 +1,12 @@
 # test-loaders.sh - the boot loaders distributions ship, each booting
 # Debian's amd64 kernel repacked by bzpack (lz4) to the initramfs marker
-# (ci/mkinitramfs.sh), and Debian's own vmlinuz as the reference where it
+# (ci/fixtures/mkinitramfs.sh), and Debian's own vmlinuz as the reference where it
 # costs little (the BIOS routes, and the UKI as BOOTX64.EFI, where
 # systemd-stub starts it as a PE: the path our image takes once its
 # MajorImageVersion is 1):
 #   - systemd-boot (Debian's systemd-boot-efi) under OVMF with a Type #1
 #     entry (loader/entries/*.conf: linux, initrd, options);
-#   - a unified kernel image (ci/mkuki.sh: systemd-stub with our image as
+#   - a unified kernel image (ci/fixtures/mkuki.sh: systemd-stub with our image as
 #     .linux, plus .osrel, .cmdline, .initrd) through systemd-boot (Type
 #     #2, \EFI\Linux\*.efi) and as \EFI\BOOT\BOOTX64.EFI;
 #   - iPXE: ipxe.lkrn under SeaBIOS and ipxe.efi under OVMF, fetching the
@@ -19,7 +19,7 @@
 # are rows of the README's loader table ($T/loaders.md, after
 # test-efi.sh's $T/efi-loaders.md; make readme-efi).
 # Sourced by ci/test.sh (uses B, T, BZPACK, pass, fail, skip, boot).
-. ci/ovmf.sh
+. ci/fixtures/ovmf.sh
 LD_DEB=$B/debian/amd64
 LD_MARKER="^bzpack-initramfs: userspace reached"
 LD_CMDLINE="console=ttyS0 panic=-1"
@@ -104,7 +104,7 @@ ld_row kexec "\`kexec -s\` (kexec_file_load) from Debian's kernel" "SeaBIOS"
 
 # ---- the kernels -----------------------------------------------------------
 if [ ! -s "$LD_DEB/vmlinuz" ] || [ ! -s "$LD_DEB/busybox" ]; then
-	if ! bash ci/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
+	if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
 		fail "loaders: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
 		ld_write_table
 		return 0 2>/dev/null || exit 0
@@ -113,7 +113,7 @@ fi
 ld_img=$T/loaders-debian-lz4.img
 ld_deb=$LD_DEB/vmlinuz
 ld_initrd=$T/initrd-amd64.gz
-[ -s "$ld_initrd" ] || bash ci/mkinitramfs.sh "$LD_DEB/busybox" "$ld_initrd"
+[ -s "$ld_initrd" ] || bash ci/fixtures/mkinitramfs.sh "$LD_DEB/busybox" "$ld_initrd"
 if ! out=$(pack_cached "$ld_img" "$ld_deb" -c lz4 -b 64 2>&1); then
 	fail "loaders: pack Debian amd64 with lz4" "$out"
 	ld_write_table
@@ -131,12 +131,12 @@ ld_esp_sdboot() {
 	dir=$(mktemp -d)
 	printf 'timeout 0\nconsole-mode keep\n' > "$dir/loader.conf"
 	if [ "$which" = uki ]; then
-		bash ci/mkesp.sh "$out" "$SDBOOT" "$dir/loader.conf=/loader/loader.conf" \
+		bash ci/fixtures/mkesp.sh "$out" "$SDBOOT" "$dir/loader.conf=/loader/loader.conf" \
 			"$kernel=/EFI/Linux/bzpack-uki.efi"
 	else
 		printf 'title bzpack\nlinux /bzpack/linux\ninitrd /bzpack/initrd\noptions %s\n' \
 			"$LD_CMDLINE bzpack.loader=sdboot" > "$dir/bzpack.conf"
-		bash ci/mkesp.sh "$out" "$SDBOOT" "$dir/loader.conf=/loader/loader.conf" \
+		bash ci/fixtures/mkesp.sh "$out" "$SDBOOT" "$dir/loader.conf=/loader/loader.conf" \
 			"$dir/bzpack.conf=/loader/entries/bzpack.conf" \
 			"$kernel=/bzpack/linux" "$ld_initrd=/bzpack/initrd"
 	fi
@@ -172,7 +172,7 @@ else
 	LD_TEXT[uki-sdboot]="| systemd-boot, Type #2 UKI (\`\\EFI\\Linux\\*.efi\`; systemd-stub $LD_SYSTEMD: $how) | OVMF | off |"
 	LD_TEXT[uki-direct]="| UKI as \`\\EFI\\BOOT\\BOOTX64.EFI\` (systemd-stub $LD_SYSTEMD: $how) | OVMF | off |"
 	uki=$T/loaders-uki.efi
-	if ! out=$(bash ci/mkuki.sh "$ld_img" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1); then
+	if ! out=$(bash ci/fixtures/mkuki.sh "$ld_img" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1); then
 		ld_result uki-sdboot bzpack "loaders: make a UKI" "mkuki: $out"
 	else
 		esp=$T/loaders-uki-sdboot.img
@@ -184,7 +184,7 @@ else
 		fi
 		esp=$T/loaders-uki-direct.img
 		name="loaders: UKI as \\EFI\\BOOT\\BOOTX64.EFI boots Debian amd64 (bzpack lz4, $how) to the marker"
-		if ! out=$(bash ci/mkesp.sh "$esp" "$uki" 2>&1); then
+		if ! out=$(bash ci/fixtures/mkesp.sh "$esp" "$uki" 2>&1); then
 			ld_result uki-direct bzpack "$name" "mkesp: $out"
 		else
 			ld_boot uki-direct bzpack "$name" "$esp" "$T/loaders-uki-direct.log" -U -H -m 512M -t 240
@@ -195,8 +195,8 @@ else
 	uki=$T/loaders-uki-debian.efi
 	esp=$T/loaders-uki-direct-debian.img
 	name="loaders: UKI as \\EFI\\BOOT\\BOOTX64.EFI boots Debian's own vmlinuz to the marker"
-	if ! out=$(bash ci/mkuki.sh "$ld_deb" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1) ||
-		! out=$(bash ci/mkesp.sh "$esp" "$uki" 2>&1); then
+	if ! out=$(bash ci/fixtures/mkuki.sh "$ld_deb" "$ld_initrd" "$LD_CMDLINE bzpack.loader=uki" "$uki" 2>&1) ||
+		! out=$(bash ci/fixtures/mkesp.sh "$esp" "$uki" 2>&1); then
 		ld_result uki-direct debian "$name" "$out"
 	else
 		ld_boot uki-direct debian "$name" "$esp" "$T/loaders-uki-direct-debian.log" -U -H -m 512M -t 240
@@ -232,7 +232,7 @@ ld_ipxe() {
 	if [ "$key" = ipxe-bios ]; then
 		ld_boot "$key" "$which" "$name" "$IPXE_DIR/ipxe.lkrn" "$T/loaders-$key-$which.log" \
 			-m 512M -t 180 "${x[@]}"
-	elif ! out=$(bash ci/mkesp.sh "$T/loaders-ipxe-esp.img" "$IPXE_DIR/ipxe.efi" 2>&1); then
+	elif ! out=$(bash ci/fixtures/mkesp.sh "$T/loaders-ipxe-esp.img" "$IPXE_DIR/ipxe.efi" 2>&1); then
 		ld_result "$key" "$which" "$name" "mkesp: $out"
 	else
 		ld_boot "$key" "$which" "$name" "$T/loaders-ipxe-esp.img" "$T/loaders-$key-$which.log" \
@@ -307,9 +307,9 @@ name_deb="loaders: kexec -s from Debian amd64 (bzpack lz4) into Debian's own vml
 if [ ! -x "$(command -v kexec || echo /sbin/kexec)" ]; then
 	ld_skip kexec bzpack "$name" "no kexec on this machine (kexec-tools: ci/deps.sh)"
 	ld_skip kexec debian "$name_deb" "no kexec on this machine (kexec-tools: ci/deps.sh)"
-elif ! out=$(bash ci/mkinitramfs.sh -s -k "$ld_deb" -i "$ld_initrd" -a "$LD_KEXEC_CMDLINE bzpack.loader=kexec" \
+elif ! out=$(bash ci/fixtures/mkinitramfs.sh -s -k "$ld_deb" -i "$ld_initrd" -a "$LD_KEXEC_CMDLINE bzpack.loader=kexec" \
 		"$LD_DEB/busybox" "$T/loaders-kexec-third.gz" 2>&1) ||
-	! out=$(bash ci/mkinitramfs.sh -s -k "$ld_img" -i "$T/loaders-kexec-third.gz" \
+	! out=$(bash ci/fixtures/mkinitramfs.sh -s -k "$ld_img" -i "$T/loaders-kexec-third.gz" \
 		-a "$LD_KEXEC_CMDLINE bzpack.loader=kexec" "$LD_DEB/busybox" "$T/loaders-kexec-first.gz" 2>&1); then
 	ld_result kexec bzpack "$name" "mkinitramfs: $out"
 else

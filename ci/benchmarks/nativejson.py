@@ -3,7 +3,7 @@
 
   merge NATIVE SECTION PART    set NATIVE's SECTION ("rows" or "seed") to
                                the JSON in PART, keeping the other section
-  seed-dat NATIVE              gnuplot's data for ci/seed.gnuplot
+  seed-dat NATIVE              gnuplot's data for ci/benchmarks/seed.gnuplot
   seed-readme NATIVE README    rewrite README's seed table and verdict
                                (between the seed-table markers)
   rows-readme NATIVE README    rewrite README's table of our decoders

@@ -2,7 +2,7 @@
 # KASLR, and under enforcing Secure Boot.  Sourced by ci/test.sh (uses B,
 # T, BZPACK, pass, fail, skip, check, boot, report_field from ci/lib.sh).
 # Every boot is Debian's amd64 kernel, repacked (lz4), to the test
-# initramfs marker (ci/mkinitramfs.sh), which prints the kernel's _text
+# initramfs marker (ci/fixtures/mkinitramfs.sh), which prints the kernel's _text
 # and the setup_data types it was given.
 #
 #   the matrix: each axis at least once, not the product (an OVMF boot
@@ -29,7 +29,7 @@ OVMF_DIR=/usr/share/OVMF
 deb=$B/debian/amd64
 
 if [ ! -s "$deb/vmlinuz" ] || [ ! -s "$deb/busybox" ]; then
-	skip "uefi" "no Debian amd64 kernel in $deb (ci/fetch-debian.sh)"
+	skip "uefi" "no Debian amd64 kernel in $deb (ci/fixtures/fetch-debian.sh)"
 	return 0 2>/dev/null || exit 0
 fi
 if [ ! -r "$OVMF_DIR/OVMF_CODE_4M.fd" ]; then
@@ -37,14 +37,14 @@ if [ ! -r "$OVMF_DIR/OVMF_CODE_4M.fd" ]; then
 	return 0 2>/dev/null || exit 0
 fi
 initrd=$T/uefi-initrd.gz
-[ "$initrd" -nt ci/mkinitramfs.sh ] || bash ci/mkinitramfs.sh "$deb/busybox" "$initrd"
+[ "$initrd" -nt ci/fixtures/mkinitramfs.sh ] || bash ci/fixtures/mkinitramfs.sh "$deb/busybox" "$initrd"
 img=$T/uefi-debian.img
 if ! out=$(pack_cached "$img" "$deb/vmlinuz" -c lz4 --cmdline "$UEFI_CMDLINE initrd=\\initrd.img" 2>&1); then
 	fail "uefi: pack Debian amd64" "$out"
 	return 0 2>/dev/null || exit 0
 fi
 esp=$T/uefi-esp.img
-if ! out=$(bash ci/mkesp.sh "$esp" "$img" "$initrd=/initrd.img" 2>&1); then
+if ! out=$(bash ci/fixtures/mkesp.sh "$esp" "$img" "$initrd=/initrd.img" 2>&1); then
 	fail "uefi: make the ESP" "$out"
 	return 0 2>/dev/null || exit 0
 fi
@@ -188,7 +188,7 @@ else
 	printf '\x5a' | dd of="$T/uefi-altered.img" bs=1 seek=$(( $(stat -c %s "$img") / 2 )) conv=notrunc status=none
 	if cmp -s "$T/uefi-signed.img" "$T/uefi-altered.img"; then
 		fail "uefi: Secure Boot: altered image" "the byte written was already there"
-	elif bash ci/mkesp.sh "$T/uefi-esp-altered.img" "$T/uefi-altered.img" "$initrd=/initrd.img" > /dev/null 2>&1; then
+	elif bash ci/fixtures/mkesp.sh "$T/uefi-esp-altered.img" "$T/uefi-altered.img" "$initrd=/initrd.img" > /dev/null 2>&1; then
 		sb_refused altered "$T/uefi-esp-altered.img"
 	else
 		fail "uefi: Secure Boot: altered image" "mkesp failed"
@@ -205,7 +205,7 @@ else
 		check "uefi: Secure Boot: unsigned -kernel never reaches our stub (the firmware moves on to Boot0002)" \
 			grep -aq "loading Boot0002" "$log"
 	fi
-	if bash ci/mkesp.sh "$T/uefi-esp-signed.img" "$T/uefi-signed.img" "$initrd=/initrd.img" > /dev/null 2>&1; then
+	if bash ci/fixtures/mkesp.sh "$T/uefi-esp-signed.img" "$T/uefi-signed.img" "$initrd=/initrd.img" > /dev/null 2>&1; then
 		esp_saved=$esp esp=$T/uefi-esp-signed.img
 		UEFI_NOTE=", signed (bzpack --sign-key, snakeoil key), Secure Boot enforced"
 		if uefi_boot "Secure Boot enforced, signed, q35, 1G, ESP" $SB_CODE $SB_VARS q35 1G 1 esp -; then

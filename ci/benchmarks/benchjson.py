@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""benchjson.py - the JSON side of ci/bench.sh: records, the gate, the tables.
+"""benchjson.py - the JSON side of ci/benchmarks/bench.sh: records, the gate, the tables.
 
 bench.sh boots the cells; everything that reads or writes JSON is here, so
 that no JSON is ever parsed with a regex and no report line positionally.
@@ -41,7 +41,7 @@ rdtsc fields divided by 2^icount_shift (bzpack bench boots OVMF under
 -icount shift=4, bench_boot.h says why: rdtsc then counts 16 a guest
 instruction); the derived numbers next to it are for people and plots.
 
-The baseline (ci/baseline.json):
+The baseline (ci/benchmarks/baseline.json):
   {"_what": "...", "cells": {KEY: {"payload": ID, "cycles": N, "total": N}}}
 Both numbers are instructions.  OVMF cells gate cycles only: their total
 also counts the firmware's boot services calls (allocations, the memory

@@ -9,7 +9,7 @@
 #                reference's glue (tests/tests.mk, from the tables);
 #   fuzzed       fuzz_reference links them (tests/fuzz.mk);
 #   benchmarked  bench_native links its decoder (tools/bench/bench.mk) and
-#                ci/baseline.json has its 32- and 64-bit cells;
+#                ci/benchmarks/baseline.json has its 32- and 64-bit cells;
 #   documented   the README's codec table has its row and docs/bzpack.1
 #                names it.
 # Runs in a second (make -p, no build).
@@ -50,8 +50,8 @@ for cpl_entry in $cpl_codecs; do
 	cpl_has "$cpl_fuzz_srcs" "decode/${cpl_id}_decode.c" || cpl_why="$cpl_why not in fuzz_reference;"
 	cpl_has "$cpl_bench_objs" "$B/tools/bench/decode/${cpl_id}_decode.o" || cpl_why="$cpl_why not in bench_native;"
 	for cpl_bits in 32 64; do
-		grep -q "\"$cpl_name/$cpl_bits/" ci/baseline.json ||
-			cpl_why="$cpl_why no $cpl_name/$cpl_bits cell in ci/baseline.json;"
+		grep -q "\"$cpl_name/$cpl_bits/" ci/benchmarks/baseline.json ||
+			cpl_why="$cpl_why no $cpl_name/$cpl_bits cell in ci/benchmarks/baseline.json;"
 	done
 	grep -q "^| \`$cpl_name\` |" README.md || cpl_why="$cpl_why no row in the README's codec table;"
 	# roff writes a hyphen as \-

@@ -1,5 +1,5 @@
 # test-linux.sh - kernels built from Debian's linux-source-6.1
-# (ci/linux-src.sh, cached under build/linux), checked four ways:
+# (ci/fixtures/linux-src.sh, cached under build/linux), checked four ways:
 #   against us   per codec, Linux's own decompressor and ours on the same
 #                kernel, in exact instructions from the entry to the
 #                kernel's entry (bzpack bench); the table goes to
@@ -75,7 +75,7 @@ print("%x" % (0x10000 + e))' "$img") || { fail "linux: the counting method" "set
 }
 tl_method
 
-if ! bash ci/linux-src.sh > "$tl_dir/build.log" 2>&1; then
+if ! bash ci/fixtures/linux-src.sh > "$tl_dir/build.log" 2>&1; then
 	fail "linux: build the kernels from linux-source-6.1" "$(tail -n 5 "$tl_dir/build.log" | tr '\n' '|')"
 	return 0 2>/dev/null || exit 0
 fi
@@ -111,7 +111,7 @@ for tl_c in zstd xz; do
 		"$tl_dir/fixed/x86_64-$tl_c.bzImage" || tl_ok=""
 done
 if [ -n "$tl_ok" ]; then
-	if tl_msg=$(python3 ci/linux-table.py versus "$tl_dir/lz4.json" "$tl_dir/zstd.json" "$tl_dir/xz.json" \
+	if tl_msg=$(python3 ci/tests/linux-table.py versus "$tl_dir/lz4.json" "$tl_dir/zstd.json" "$tl_dir/xz.json" \
 		> "$tl_dir/versus.md" 2>&1); then
 		pass "linux: Linux's decompressor and ours, exact instructions, per codec ($(grep -c "bit) |" "$tl_dir/versus.md") rows)"
 	else
@@ -123,7 +123,7 @@ fi
 # --check against the first run's baseline passes, every cell checked.
 if tl_bench "linux: bench the lz4 kernels again" "$tl_dir/lz4-again.out" 0 -c lz4 --json "$tl_dir/lz4-again.json" \
 	--check "$tl_dir/baseline.json" "${tl_lz4[@]}"; then
-	if tl_msg=$(python3 ci/linux-table.py same "$tl_dir/lz4.json" "$tl_dir/lz4-again.json" 2>&1) &&
+	if tl_msg=$(python3 ci/tests/linux-table.py same "$tl_dir/lz4.json" "$tl_dir/lz4-again.json" 2>&1) &&
 		grep -q "checked 4 of 4 baseline cells .*: ok" "$tl_dir/lz4-again.out"; then
 		pass "linux: two bench --runs 0 give identical Linux counts ($tl_msg), --check passes 4 of 4"
 	else
@@ -144,7 +144,7 @@ if tl_bench "linux: the seed's regression" "$tl_dir/seed.out" 1 -c lz4 --json "$
 		fail "linux: the seed's regression" "not named:$tl_miss: $(grep '^bzpack:' "$tl_dir/seed.out" | tr '\n' '|')"
 	elif [ -n "$tl_others" ]; then
 		fail "linux: the seed's regression" "other cells failed too: $tl_others"
-	elif tl_msg=$(python3 ci/linux-table.py seed "$tl_dir/lz4.json" "$tl_dir/seed.json" > "$tl_dir/seed.md" 2>&1); then
+	elif tl_msg=$(python3 ci/tests/linux-table.py seed "$tl_dir/lz4.json" "$tl_dir/seed.json" > "$tl_dir/seed.md" 2>&1); then
 		pass "linux: --check catches the seed's regression on Linux's lz4 cell, x86_64 and i386 ($(grep -o '[0-9]*\.[0-9]*x' "$tl_dir/seed.md" | tr '\n' ' '))"
 	else
 		fail "linux: the seed's table" "$tl_msg"
@@ -162,10 +162,10 @@ tl_boot() {   # NAME ARCH IMAGE
 	[ "$arch" = i386 ] && deb=i386 qemu=qemu-system-i386
 	log=$tl_dir/$(basename "$img").log
 	if [ ! -x "$B/debian/$deb/busybox" ]; then
-		skip "$name" "no $B/debian/$deb/busybox (ci/fetch-debian.sh)"
+		skip "$name" "no $B/debian/$deb/busybox (ci/fixtures/fetch-debian.sh)"
 		return 1
 	fi
-	[ -s "$tl_dir/initrd-$deb" ] || bash ci/mkinitramfs.sh "$B/debian/$deb/busybox" "$tl_dir/initrd-$deb"
+	[ -s "$tl_dir/initrd-$deb" ] || bash ci/fixtures/mkinitramfs.sh "$B/debian/$deb/busybox" "$tl_dir/initrd-$deb"
 	boot "$name" 0 "$img" "$log" -q "$qemu" -t 120 -i "$tl_dir/initrd-$deb" -a "console=ttyS0" \
 		-e 'bzpack-initramfs: userspace reached' || return 1
 	if ! grep -q 'kaslr=phys:' "$log"; then

@@ -204,7 +204,7 @@ elif ! cmp -s "$OUT_DIR/note.img" "$OUT_REF" || ! cmp -s "$OUT_DIR/note-q.img" "
 	fail "$name" "the images differ"
 else pass "$name"; fi
 OUT_DEB=$B/debian/i386/vmlinuz
-[ -s "$OUT_DEB" ] || bash ci/fetch-debian.sh > "$T/fetch-debian-output.log" 2>&1
+[ -s "$OUT_DEB" ] || bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-output.log" 2>&1
 if [ ! -s "$OUT_DEB" ]; then
 	skip "-q on a large input" "$OUT_DEB could not be fetched: $(tail -n 1 "$T/fetch-debian-output.log" 2>/dev/null)"
 else

@@ -21,7 +21,7 @@ declare -A RP_WHY=(
 	[heap_end_ptr]="a loader writes it (boot.rst: write); Debian's file holds its own setup's heap end, our setup uses no heap"
 	[min_alignment]="the image's, not the kernel's: our stub runs anywhere 4 KiB-aligned and places the kernel itself"
 	[kernel_alignment]="what our stub aligns the kernel to: the kernel's own minimum (1 << min_alignment, 8 KiB for i386), where Linux's decompressor uses CONFIG_PHYSICAL_ALIGN (16 MiB for i386)"
-	[init_size]="our stub's own memory plan (in-place margin, scratch, workspace); ci/test-debian.sh gates it"
+	[init_size]="our stub's own memory plan (in-place margin, scratch, workspace); ci/tests/test-debian.sh gates it"
 	[handover_offset]="where our stub's EFI handover entry is; 32-bit images have none"
 	[kernel_info_offset]="our kernel_info lies in our header"
 	[xloadflags]="not set: XLF_EFI_HANDOVER_32 (our stubs have no 32-bit EFI entry), XLF_5LEVEL and XLF_5LEVEL_ENABLED (our 64-bit entry builds 4-level page tables and stops with an error when entered with 5-level paging on, so kexec must not choose it then)"
@@ -34,7 +34,7 @@ if ! command -v python3 > /dev/null; then
 	return 0 2>/dev/null || exit 0
 fi
 [ -s "$B/debian/amd64/vmlinuz" ] && [ -s "$B/debian/i386/vmlinuz" ] ||
-	bash ci/fetch-debian.sh > "$T/fetch-debian-repack.log" 2>&1
+	bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-repack.log" 2>&1
 rp_archs=""
 for arch in amd64 i386; do
 	deb=$B/debian/$arch/vmlinuz

@@ -1,6 +1,6 @@
 # seed.gnuplot - the seed's experiment (tools/bench/bench_seed.c): decode
 # speed of lzo and lzo-rle against the share of zero bytes in a page, and
-# what the pages compress to.  @DAT@ is `ci/nativejson.py seed-dat`'s output.
+# what the pages compress to.  @DAT@ is `ci/benchmarks/nativejson.py seed-dat`'s output.
 set terminal svg size 760,480 dynamic font "sans,12" noenhanced
 set title "4 KiB pages with zero runs, each compressed alone, decoded page by page"
 set xlabel "zero bytes per page (%)"

@@ -1,5 +1,5 @@
 # test-malformed.sh - the packer on bad input: every case of the corpus
-# ci/mkcorpus.sh writes, through the plain build ($B/bzpack) and the ASan +
+# ci/fixtures/mkcorpus.sh writes, through the plain build ($B/bzpack) and the ASan +
 # UBSan build ($B/asan/bzpack).  Sourced by ci/test.sh (uses B, T, pass,
 # fail from ci/lib.sh).
 #
@@ -78,8 +78,8 @@ for mal_bin in $MAL_BINS; do
 	fi
 done
 MAL_BINS=$mal_bins
-if ! mal_log=$(bash ci/mkcorpus.sh 2>&1); then
-	fail "malformed: ci/mkcorpus.sh" "$(echo "$mal_log" | tail -n 3 | tr '\n' '|')"
+if ! mal_log=$(bash ci/fixtures/mkcorpus.sh 2>&1); then
+	fail "malformed: ci/fixtures/mkcorpus.sh" "$(echo "$mal_log" | tail -n 3 | tr '\n' '|')"
 else
 	# The bases every ELF case patches must pack, or the cases prove nothing.
 	for mal_base in $B/test/corpus/base-mini32.elf $B/test/corpus/base-mini64.elf; do
@@ -96,7 +96,7 @@ else
 		done
 	done
 	[ "$(id -u)" -ne 0 ] ||
-		skip "malformed: unreadable file" "running as root, who reads any file (ci/mkcorpus.sh leaves the case out)"
+		skip "malformed: unreadable file" "running as root, who reads any file (ci/fixtures/mkcorpus.sh leaves the case out)"
 
 	mal_n=0 mal_bad=0
 	printf 'previous output, must survive a failed run\n' > "$MAL_OLD"

@@ -5,7 +5,7 @@
 #   - the PE header: file(1) still says bzImage, bzpack --info shows it,
 #     objdump -x reads it without a warning, sbverify --list accepts it;
 #     32-bit images have none;
-#   - under Debian's OVMF (ci/ovmf.sh; pflash code + a fresh copy of the
+#   - under Debian's OVMF (ci/fixtures/ovmf.sh; pflash code + a fresh copy of the
 #     variables per boot, -nodefaults, serial to a log):
 #       testkern64 by direct kernel boot (-kernel/-append), checking
 #       efi_info and E820 from inside;
@@ -21,7 +21,7 @@
 # OVMF boots are slow under TCG (~15-35 s each), so there are few.  The
 # routes x images results go to $T/efi-loaders.md for the README
 # (make readme-efi).
-. ci/ovmf.sh
+. ci/fixtures/ovmf.sh
 EFI_CMDLINE="bzpack-test console=ttyS0 marker=42"
 EFI_MARKER="^bzpack-initramfs: userspace reached"
 EFI_DEB_CMDLINE="console=ttyS0 panic=-1"
@@ -131,7 +131,7 @@ fi
 esp=$T/efi-esp-testkern.img
 log=$T/efi-esp.log
 name="efi: OVMF default boot of \\EFI\\BOOT\\BOOTX64.EFI with the embedded command line"
-if ! out=$(bash ci/mkesp.sh "$esp" "$img64" 2>&1); then
+if ! out=$(bash ci/fixtures/mkesp.sh "$esp" "$img64" 2>&1); then
 	efi_result "$ROUTE_ESP" "$TK" "$name" "mkesp: $out"
 elif efi_boot "$ROUTE_ESP" "$TK" "$name" 33 "$esp" "$log" -U -H -t 90; then
 	why=$(efi_testkern_ok "$log")
@@ -166,7 +166,7 @@ log=$T/efi-damaged-cmdline.log
 name="efi: damaged embedded command line: bzpack: error:, back to the firmware"
 if [ -z "$offset" ]; then
 	fail "$name" "the command line is not in the image"
-elif ! out=$(bash ci/mkesp.sh "$esp" "$img" 2>&1); then
+elif ! out=$(bash ci/fixtures/mkesp.sh "$esp" "$img" 2>&1); then
 	fail "$name" "mkesp: $out"
 elif boot "$name" 0 "$esp" "$log" -U -H -N -t 90 -e "BdsDxe: (loading|starting) Boot0002"; then
 	if grep -aq "^testkern:" "$log"; then
@@ -199,7 +199,7 @@ fi
 efi_write_table() {
 	local route
 	{
-		# The README's loader table; ci/test-loaders.sh adds its rows.
+		# The README's loader table; ci/tests/test-loaders.sh adds its rows.
 		echo "| loader (entry) | firmware | Secure Boot | $TK | $DEB, bzpack image | $DEB, Debian's vmlinuz |"
 		echo "|---|---|---|---|---|---|"
 		for route in "$ROUTE_DIRECT" "$ROUTE_ESP" "$ROUTE_GRUB_LINUX" "$ROUTE_GRUB_HANDOVER"; do
@@ -208,15 +208,15 @@ efi_write_table() {
 	} > "$T/efi-loaders.md"
 }
 
-if ! bash ci/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
+if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
 	fail "efi: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
 	efi_write_table
 	return 0 2>/dev/null || exit 0
 fi
 deb=$B/debian/amd64
 initrd=$T/initrd-efi-amd64.gz
-# The init prints what firmware the kernel found (ci/mkinitramfs.sh).
-[ "$initrd" -nt ci/mkinitramfs.sh ] || bash ci/mkinitramfs.sh "$deb/busybox" "$initrd"
+# The init prints what firmware the kernel found (ci/fixtures/mkinitramfs.sh).
+[ "$initrd" -nt ci/fixtures/mkinitramfs.sh ] || bash ci/fixtures/mkinitramfs.sh "$deb/busybox" "$initrd"
 img=$T/efi-debian-amd64.img
 if ! out=$(pack_cached "$img" "$deb/vmlinuz" --cmdline "$EFI_DEB_CMDLINE initrd=\\initrd.img" 2>&1); then
 	fail "efi: pack Debian amd64" "$out"
@@ -240,7 +240,7 @@ efi_boot "$ROUTE_DIRECT" "$DEB" "$name" 0 "$img" "$log" -U -m 1G -t 180 -i "$ini
 esp=$T/efi-esp-debian.img
 log=$T/efi-debian-esp.log
 name="efi: Debian amd64 as \\EFI\\BOOT\\BOOTX64.EFI, initrd=\\initrd.img, reaches the marker"
-if ! out=$(bash ci/mkesp.sh "$esp" "$img" "$initrd=/initrd.img" 2>&1); then
+if ! out=$(bash ci/fixtures/mkesp.sh "$esp" "$img" "$initrd=/initrd.img" 2>&1); then
 	efi_result "$ROUTE_ESP" "$DEB" "$name" "mkesp: $out"
 elif efi_boot "$ROUTE_ESP" "$DEB" "$name" 0 "$esp" "$log" -U -H -m 1G -t 180 -e "$EFI_MARKER"; then
 	efi_result "$ROUTE_ESP" "$DEB" "$name" "$(efi_debian_why "$log")"
@@ -256,7 +256,7 @@ for route in "$ROUTE_GRUB_LINUX" "$ROUTE_GRUB_HANDOVER"; do
 		skip "$name" "no GRUB for x86_64-efi (grub-efi-amd64-bin)"
 		continue
 	fi
-	if ! out=$(bash ci/mkgrubefi.sh $([ $how = linuxefi ] && echo -e) "$img" "$initrd" \
+	if ! out=$(bash ci/fixtures/mkgrubefi.sh $([ $how = linuxefi ] && echo -e) "$img" "$initrd" \
 			"$EFI_DEB_CMDLINE" "$esp" 2>&1); then
 		efi_result "$route" "$DEB" "$name" "$out"
 	elif efi_boot "$route" "$DEB" "$name" 0 "$esp" "$log" -U -H -m 1G -t 240 -e "$EFI_MARKER"; then

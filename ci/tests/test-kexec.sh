@@ -1,6 +1,6 @@
 # test-kexec.sh - a bzpack image as the second kernel of kexec: Debian's
 # amd64 kernel boots an initramfs carrying this machine's kexec-tools
-# (ci/mkinitramfs.sh -k), which loads the image with `kexec -l` and starts
+# (ci/fixtures/mkinitramfs.sh -k), which loads the image with `kexec -l` and starts
 # it with `kexec -e`.  kexec-tools takes images with relocatable_kernel,
 # XLF_KERNEL_64 and XLF_CAN_BE_LOADED_ABOVE_4G through its bzImage64 path:
 # wherever it likes, entered at the 64-bit entry (the report line's
@@ -19,7 +19,7 @@ kx_ready() {
 	if [ ! -x "$KEXEC" ]; then
 		skip "$1" "no kexec on this machine (kexec-tools: ci/deps.sh)"
 	elif [ ! -s "$DEB/amd64/vmlinuz" ] || [ ! -s "$DEB/amd64/busybox" ]; then
-		skip "$1" "no Debian kernel in $DEB (ci/fetch-debian.sh)"
+		skip "$1" "no Debian kernel in $DEB (ci/fixtures/fetch-debian.sh)"
 	else
 		return 0
 	fi
@@ -34,7 +34,7 @@ if kx_ready "$name"; then
 	log=$T/kexec-testkern64.log
 	if ! out=$($BZPACK -c lz4 -o "$img" "$B/images/testkern64.elf" 2>&1); then
 		fail "$name" "$out"
-	elif ! out=$(bash ci/mkinitramfs.sh -k "$img" -a "console=ttyS0 marker=kexec" \
+	elif ! out=$(bash ci/fixtures/mkinitramfs.sh -k "$img" -a "console=ttyS0 marker=kexec" \
 			"$DEB/amd64/busybox" "$initrd" 2>&1); then
 		fail "$name" "$out"
 	elif boot "$name" 33 "$DEB/amd64/vmlinuz" "$log" -m 1G -t 240 -i "$initrd" -a "$KX_FIRST_CMDLINE"; then
@@ -55,7 +55,7 @@ for second in bzpack debian; do
 	initrd2=$T/initrd-amd64.gz
 	initrd=$T/kexec-second-$second-initrd.gz
 	log=$T/kexec-second-$second.log
-	[ -s "$initrd2" ] || bash ci/mkinitramfs.sh "$DEB/amd64/busybox" "$initrd2"
+	[ -s "$initrd2" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/amd64/busybox" "$initrd2"
 	if [ $second = bzpack ]; then
 		if ! out=$(pack_cached "$img" "$DEB/amd64/vmlinuz" -c lz4 -b 64 2>&1); then
 			fail "$name" "$out"; continue
@@ -63,7 +63,7 @@ for second in bzpack debian; do
 	else
 		cp "$DEB/amd64/vmlinuz" "$img"
 	fi
-	if ! out=$(bash ci/mkinitramfs.sh -k "$img" -i "$initrd2" -a "$KX_SECOND_CMDLINE" \
+	if ! out=$(bash ci/fixtures/mkinitramfs.sh -k "$img" -i "$initrd2" -a "$KX_SECOND_CMDLINE" \
 			"$DEB/amd64/busybox" "$initrd" 2>&1); then
 		fail "$name" "$out"; continue
 	fi

@@ -96,7 +96,7 @@ done
 info_case "--info --json: an ELF kernel" "$B/images/testkern64.elf" 0
 for arch in amd64 i386; do
 	deb=$B/debian/$arch/vmlinuz
-	[ -s "$deb" ] || bash ci/fetch-debian.sh > "$T/fetch-debian-info.log" 2>&1
+	[ -s "$deb" ] || bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-info.log" 2>&1
 	if [ -s "$deb" ]; then
 		info_case "--info --json: Debian's $arch vmlinuz" "$deb" 0
 	else

@@ -61,7 +61,7 @@
 # 0x200, which is the first instruction the loader runs.  Code cannot
 # check itself: a flipped bit in the instructions that do the checking (or
 # in the jump to them) is not something those instructions can notice.
-# ci/test-selfcheck.sh proves every other stub byte covered.
+# ci/tests/test-selfcheck.sh proves every other stub byte covered.
 
 # Each boot ends one of these ways:
 #   error     the stub (or our setup) printed "bzpack: error:" and halted

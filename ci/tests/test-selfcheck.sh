@@ -160,7 +160,7 @@ fi
 
 # The PE entry under OVMF: the stub refuses and the firmware moves on.
 if [ -z "${SELFCHECK_FULL:-}" ]; then
-	. ci/ovmf.sh
+	. ci/fixtures/ovmf.sh
 	if why=$(ovmf_missing); then
 		skip "selfcheck: the PE entry under OVMF" "$why"
 	else

@@ -15,14 +15,14 @@ kallsyms_text() {
 }
 
 if [ ! -s "$DEB/amd64/vmlinuz" ] || [ ! -s "$DEB/i386/vmlinuz" ]; then
-	skip "kaslr" "no Debian kernel in $DEB (ci/fetch-debian.sh)"
+	skip "kaslr" "no Debian kernel in $DEB (ci/fixtures/fetch-debian.sh)"
 	return 0 2>/dev/null || exit 0
 fi
 
 # kaslr_boot ARCH QEMU IMAGE LOG APPEND: QEMU -kernel to the marker
 kaslr_boot() {
 	local arch=$1 qemu=$2 img=$3 log=$4 append=$5 initrd=$T/kaslr-initrd-$1.gz
-	[ -s "$initrd" ] || bash ci/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
+	[ -s "$initrd" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
 	boot "$arch: $(basename "$log" .log)" 0 "$img" "$log" -q "$qemu" -m 1G -t 180 -i "$initrd" \
 		-a "console=ttyS0 panic=-1 $append" -e "$MARKER"
 }

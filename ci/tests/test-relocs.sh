@@ -150,7 +150,7 @@ fi
 check "emit-relocs: 8 of 8 checks ran and passed ($n_er)" test "$n_er" -eq 8
 
 if [ ! -s "$DEB/i386/vmlinuz" ] || [ ! -s "$DEB/amd64/vmlinuz" ]; then
-	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fetch-debian.sh)"
+	skip "relocs: Debian kernels" "no Debian kernel in $DEB (ci/fixtures/fetch-debian.sh)"
 	return 0 2>/dev/null || exit 0
 fi
 

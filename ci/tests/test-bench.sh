@@ -4,12 +4,12 @@
 # 1. The seed's regression: stubs built -fno-builtin (constant-size memcpy
 #    no longer inlined) make bench-check fail and name the lz4 cells.  This
 #    is the one check that builds and boots (build/regress).
-# 2. The gate itself, on recorded results: ci/benchjson.py from-baseline
-#    makes a measured file equal to ci/baseline.json, and each check breaks
+# 2. The gate itself, on recorded results: ci/benchmarks/benchjson.py from-baseline
+#    makes a measured file equal to ci/benchmarks/baseline.json, and each check breaks
 #    one thing in a copy of it, or of the baseline, and runs
 #    `bench.sh verify`: no build, no QEMU, a second or so in all.  The same
 #    for OVMF cells, made from the testkern64 ones.
-# 3. README's generated timing table agrees with ci/baseline.json.
+# 3. README's generated timing table agrees with ci/benchmarks/baseline.json.
 
 tb_dir=$T/bench
 mkdir -p "$tb_dir"
@@ -50,7 +50,7 @@ json.dump(d, open(sys.argv[1], "w"))' "$1" "$2"
 # WANT (0 pass, 1 fail) and print a line matching each REGEX (grep -E).
 tb_gate() {
 	local name=$1 want=$2 measured=$3 baseline=$4 out=$tb_dir/verify.out got re; shift 4
-	bash ci/bench.sh verify "$measured" "$baseline" > "$out" 2>&1
+	bash ci/benchmarks/bench.sh verify "$measured" "$baseline" > "$out" 2>&1
 	got=$?
 	if [ "$got" -ne "$want" ]; then
 		fail "$name" "verify exit $got, expected $want: $(grep -E '^(FAIL|WORSE|skip|bench)' "$out" | tr '\n' '|' | cut -c1-400)"
@@ -67,14 +67,14 @@ tb_gate() {
 
 tb_base=$tb_dir/baseline.json tb_meas=$tb_dir/measured.json
 tb_fresh() {   # a measured file equal to the baseline, and a copy of the baseline
-	python3 ci/benchjson.py from-baseline ci/baseline.json > "$tb_meas" &&
-		cp ci/baseline.json "$tb_base"
+	python3 ci/benchmarks/benchjson.py from-baseline ci/benchmarks/baseline.json > "$tb_meas" &&
+		cp ci/benchmarks/baseline.json "$tb_base"
 }
-tb_cells=$(python3 -c 'import json; print(len(json.load(open("ci/baseline.json"))["cells"]))')
+tb_cells=$(python3 -c 'import json; print(len(json.load(open("ci/benchmarks/baseline.json"))["cells"]))')
 # cells of a payload, whatever the loader (debian-amd64 has BIOS and OVMF cells)
-tb_cells_of() { python3 -c 'import json, sys; print(sum(1 for k in json.load(open("ci/baseline.json"))["cells"] if k.split("/")[2] == sys.argv[1]))' "$1"; }
+tb_cells_of() { python3 -c 'import json, sys; print(sum(1 for k in json.load(open("ci/benchmarks/baseline.json"))["cells"] if k.split("/")[2] == sys.argv[1]))' "$1"; }
 # cells per payload: one per codec
-tb_per_payload=$(python3 -c 'import json; print(sum(1 for k in json.load(open("ci/baseline.json"))["cells"] if k.endswith("/debian-i386")))')
+tb_per_payload=$(python3 -c 'import json; print(sum(1 for k in json.load(open("ci/benchmarks/baseline.json"))["cells"] if k.endswith("/debian-i386")))')
 
 tb_fresh
 tb_gate "bench gate: results equal to the baseline pass" 0 "$tb_meas" "$tb_base" \
@@ -148,19 +148,19 @@ tb_gate "bench gate: a test kernel not measured fails" 1 "$tb_meas" "$tb_base" \
 	'^FAIL +none/64/testkern64: not measured' '^FAIL +lz4/64/testkern64: not measured'
 
 # OVMF cells (CODEC/64/PAYLOAD/ovmf, the EFI entry): made here from the
-# testkern64 cells where ci/baseline.json has none, so that these checks
+# testkern64 cells where ci/benchmarks/baseline.json has none, so that these checks
 # run whatever baseline is recorded.  tb_all: every cell then; tb_ovmf:
 # the OVMF ones.
 tb_fresh_ovmf() {
 	tb_fresh && tb_edit "$tb_base" 'for k in [k for k in d["cells"] if re.fullmatch(r"[a-z0-9-]+/64/testkern64", k)]:
     d["cells"].setdefault(k + "/ovmf", dict(d["cells"][k]))' &&
-		python3 ci/benchjson.py from-baseline "$tb_base" > "$tb_meas"
+		python3 ci/benchmarks/benchjson.py from-baseline "$tb_base" > "$tb_meas"
 }
 tb_fresh_ovmf
 tb_ovmf=$(python3 -c 'import json, sys; print(sum(1 for k in json.load(open(sys.argv[1]))["cells"] if k.endswith("/ovmf")))' "$tb_base")
 tb_all=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["cells"]))' "$tb_base")
 if [ "$tb_ovmf" -lt 2 ]; then
-	fail "bench gate: OVMF cells" "only $tb_ovmf testkern64 OVMF cells made from ci/baseline.json"
+	fail "bench gate: OVMF cells" "only $tb_ovmf testkern64 OVMF cells made from ci/benchmarks/baseline.json"
 else
 	tb_gate "bench gate: OVMF cells equal to the baseline pass, counted" 0 "$tb_meas" "$tb_base" \
 		"^ok +lz4/64/testkern64/ovmf cycles: " "^bench-check: ok: $tb_all cells checked, 0 not comparable, 0 failed"
@@ -204,19 +204,19 @@ c["report"] = re.sub(r" (cycles|move|verify|decompress|total)=([0-9]+)", lambda 
 fi
 
 tb_fresh
-python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' ci/baseline.json > "$tb_base"
-python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=7, sort_keys=True))' ci/baseline.json > "$tb_base.2"
+python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' ci/benchmarks/baseline.json > "$tb_base"
+python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), indent=7, sort_keys=True))' ci/benchmarks/baseline.json > "$tb_base.2"
 tb_gate "bench gate: the baseline on one line passes" 0 "$tb_meas" "$tb_base" "^bench-check: ok: $tb_cells cells checked"
 tb_gate "bench gate: the baseline re-indented, keys sorted, passes" 0 "$tb_meas" "$tb_base.2" "^bench-check: ok: $tb_cells cells checked"
 
 tb_fresh
-head -c -20 ci/baseline.json > "$tb_base"
+head -c -20 ci/benchmarks/baseline.json > "$tb_base"
 tb_gate "bench gate: an unparseable baseline fails" 1 "$tb_meas" "$tb_base" \
 	"^bench-check: FAIL: baseline .* is not valid JSON"
 [ "$(wc -l < "$tb_dir/verify.out")" -eq 1 ] || fail "bench gate: an unparseable baseline fails in one line" "$(tr '\n' '|' < "$tb_dir/verify.out")"
 
 tb_fresh
-sed 's/^\( *"lz4\/64\/testkern64": .*[^,]\),\?$/\1,\n\1,/' ci/baseline.json > "$tb_base"
+sed 's/^\( *"lz4\/64\/testkern64": .*[^,]\),\?$/\1,\n\1,/' ci/benchmarks/baseline.json > "$tb_base"
 tb_gate "bench gate: a baseline with a cell twice fails" 1 "$tb_meas" "$tb_base" \
 	"^bench-check: FAIL: baseline .*lz4/64/testkern64' appears twice"
 
@@ -232,7 +232,7 @@ mkdir -p "$tb_fake"
 for tb_case in "fails:echo 'bzpack: unknown option' >&2; exit 2" "lists no codecs:exit 0" "prints a help text:echo 'usage: bzpack [-c CODEC]'"; do
 	printf '#!/bin/sh\n%s\n' "${tb_case#*:}" > "$tb_fake/bzpack"
 	chmod +x "$tb_fake/bzpack"
-	if env -u CODECS B="$tb_fake" bash ci/bench.sh check > "$tb_dir/codecs.out" 2>&1; then
+	if env -u CODECS B="$tb_fake" bash ci/benchmarks/bench.sh check > "$tb_dir/codecs.out" 2>&1; then
 		fail "bench gate: stops when --list-codecs ${tb_case%%:*}" "the check passed"
 	elif ! grep -q "^bench: '$tb_fake/bzpack --list-codecs' " "$tb_dir/codecs.out" || grep -q '^bench: [a-z0-9]*/' "$tb_dir/codecs.out"; then
 		fail "bench gate: stops when --list-codecs ${tb_case%%:*}" "$(tr '\n' '|' < "$tb_dir/codecs.out" | cut -c1-300)"
@@ -245,7 +245,7 @@ done
 
 tb_readme() {   # tb_readme NAME WANT README REGEX
 	local out=$tb_dir/readme.out got
-	bash ci/bench.sh readme-check "$3" ci/baseline.json > "$out" 2>&1
+	bash ci/benchmarks/bench.sh readme-check "$3" ci/benchmarks/baseline.json > "$out" 2>&1
 	got=$?
 	if [ "$got" -ne "$2" ]; then
 		fail "$1" "readme-check exit $got, expected $2: $(tr '\n' '|' < "$out" | cut -c1-400)"
@@ -256,12 +256,12 @@ tb_readme() {   # tb_readme NAME WANT README REGEX
 	fi
 }
 
-tb_readme "README timing table matches ci/baseline.json" 0 README.md "^readme-check: ok: $tb_cells README rows"
+tb_readme "README timing table matches ci/benchmarks/baseline.json" 0 README.md "^readme-check: ok: $tb_cells README rows"
 
 # One row's cycles off by one thousand.
 python3 - README.md "$tb_dir/README.cycles" <<'EOF'
 import json, sys
-cycles = json.load(open("ci/baseline.json"))["cells"]["lz4/64/testkern64"]["cycles"]
+cycles = json.load(open("ci/benchmarks/baseline.json"))["cells"]["lz4/64/testkern64"]["cycles"]
 out = []
 for line in open(sys.argv[1]).read().split("\n"):
     if line.startswith("| lz4 | 64 | testkern64 |"):
@@ -274,14 +274,14 @@ tb_readme "README timing table: a row with other cycles fails" 1 "$tb_dir/README
 
 grep -v '^| none | 32 | testkern32 |' README.md > "$tb_dir/README.row"
 tb_readme "README timing table: a baseline cell without a row fails" 1 "$tb_dir/README.row" \
-	'^readme-check: none/32/testkern32: in ci/baseline.json, no README row'
+	'^readme-check: none/32/testkern32: in ci/benchmarks/baseline.json, no README row'
 
 # A table with OVMF rows (its loader column) reads back as those cells.
 tb_fresh_ovmf
 cp README.md "$tb_dir/README.ovmf"
-if ! python3 ci/benchjson.py readme "$tb_meas" "$tb_dir/README.ovmf" > "$tb_dir/readme.out" 2>&1; then
+if ! python3 ci/benchmarks/benchjson.py readme "$tb_meas" "$tb_dir/README.ovmf" > "$tb_dir/readme.out" 2>&1; then
 	fail "README timing table with OVMF rows" "benchjson readme: $(tr '\n' '|' < "$tb_dir/readme.out")"
-elif bash ci/bench.sh readme-check "$tb_dir/README.ovmf" "$tb_base" > "$tb_dir/readme.out" 2>&1 &&
+elif bash ci/benchmarks/bench.sh readme-check "$tb_dir/README.ovmf" "$tb_base" > "$tb_dir/readme.out" 2>&1 &&
 	grep -q "^readme-check: ok: $tb_all README rows" "$tb_dir/readme.out" &&
 	grep -q '^| lz4 | 64 | testkern64 | ovmf | ' "$tb_dir/README.ovmf"; then
 	pass "README timing table with OVMF rows (loader column) matches its baseline"

@@ -234,7 +234,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/base-small.json" "$tc_dir/base-lz
 
 	# --- OVMF cells: --ovmf boots each 64-bit image under UEFI too, through
 	# the EFI entry (icount shift=4, cycles divided back); none for 32-bit.
-	. ci/ovmf.sh
+	. ci/fixtures/ovmf.sh
 	if tc_why=$(ovmf_missing); then
 		skip "bench --ovmf (OVMF cells, their gate)" "$tc_why"
 	else
@@ -287,7 +287,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/ovmf-base.json" "$tc_dir/ovmf-bet
 	# counted exactly (entry to kernel entry) and timed by the gdbstub.
 	tc_deb=$B/debian/amd64/vmlinuz
 	# This script runs before test-debian's fetch: fetch here too (cached).
-	[ -s "$tc_deb" ] || bash ci/fetch-debian.sh > "$T/fetch-debian-bench.log" 2>&1
+	[ -s "$tc_deb" ] || bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-bench.log" 2>&1
 	if [ ! -s "$tc_deb" ]; then
 		skip "bench on Debian's vmlinuz (Linux's decompressor)" "$tc_deb could not be fetched: $(tail -n 1 "$T/fetch-debian-bench.log" 2>/dev/null)"
 	else

@@ -9,7 +9,7 @@
 #                       then verify it against the baseline: the CI gate
 #   bench.sh verify MEASURED.json [BASELINE.json]
 #                       the gate alone, on recorded results: no build, no QEMU
-#   bench.sh baseline   run, then ci/baseline.json AND README's table from
+#   bench.sh baseline   run, then ci/benchmarks/baseline.json AND README's table from
 #                       that one results.json (refuses an incomplete run)
 #   bench.sh readme [RESULTS.json]
 #                       README's table and docs/codecs.svg from recorded
@@ -20,7 +20,7 @@
 # Environment:
 #   B                build directory (default build)
 #   BENCH_BASELINE   the baseline check/verify/readme-check read (default
-#                    ci/baseline.json; baseline mode always writes that one)
+#                    ci/benchmarks/baseline.json; baseline mode always writes that one)
 #   CODECS           "none lz4": use these codecs instead of asking the
 #                    packer (a person's shortcut: such a run writes no
 #                    README or baseline; through make: BENCH_CODECS)
@@ -30,15 +30,15 @@
 #
 # The measuring is `bzpack bench`'s (README.md, "bzpack bench"), once per
 # payload; this script picks the payloads, keeps the records and runs the
-# gate and the tables (ci/benchjson.py).  Two clocks.  Deterministic: QEMU
+# gate and the tables (ci/benchmarks/benchjson.py).  Two clocks.  Deterministic: QEMU
 # -icount shift=0,sleep=off, where the guest's rdtsc counts instructions,
 # so a cell's cycles are exact and repeatable: that is what CI gates on.
 # Wall clock: plain TCG, from the stub's entry to the kernel's through
 # QEMU's gdbstub, median of WALL_RUNS, for people.  Payloads: the test
-# kernels, and Debian's kernels when ci/fetch-debian.sh has cached them
+# kernels, and Debian's kernels when ci/fixtures/fetch-debian.sh has cached them
 # (`bzpack bench` also times Linux's own decompressor on those).
 # Loaders: every image boots under QEMU's SeaBIOS (-kernel, the real-mode
-# entry); every 64-bit image also under OVMF (ci/ovmf.sh; the EFI entry,
+# entry); every 64-bit image also under OVMF (ci/fixtures/ovmf.sh; the EFI entry,
 # cells CODEC/64/PAYLOAD/ovmf, icount only: `bzpack bench --ovmf`).  No
 # OVMF installed: those cells are skipped, counted and named, never passed.
 #
@@ -46,20 +46,20 @@
 # 2%, or be explained by name (a Debian kernel not cached, or a different
 # Debian package than the baseline's, or no OVMF); a measured cell missing from the
 # baseline, an unreadable baseline, a report line without a field: all
-# fail.  All JSON, and the report line, are read by ci/benchjson.py.
+# fail.  All JSON, and the report line, are read by ci/benchmarks/benchjson.py.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=${1:-run}
 B=${B:-build}
 BZPACK=$B/bzpack
 BB=$B/bench
 . ci/pack-cache.sh              # PACK_CACHE_DIR: payloads shared with make test
-. ci/ovmf.sh                    # OVMF_CODE, OVMF_VARS, ovmf_missing
+. ci/fixtures/ovmf.sh                    # OVMF_CODE, OVMF_VARS, ovmf_missing
 OVMF_ABSENT=$(ovmf_missing)     # why there are no OVMF cells, or nothing
 BASELINE=${BENCH_BASELINE:-ci/baseline.json}
 TOLERANCE=2                    # percent
 WALL_RUNS=${WALL_RUNS:-5}
-JSON="python3 ci/benchjson.py"
+JSON="python3 ci/benchmarks/benchjson.py"
 mkdir -p "$BB"
 
 # The codecs to measure, one per line: the packer's own list, so that a
@@ -129,7 +129,7 @@ bench_payload() {   # bench_payload NAME BITS ID FILE "CODECS" RUNS RECORDS
 }
 
 # measure OUT WALL: every cell into the measured file OUT (see
-# ci/benchjson.py); WALL=1 adds the wall clock.  Records go to a JSON-lines
+# ci/benchmarks/benchjson.py); WALL=1 adds the wall clock.  Records go to a JSON-lines
 # file first, one python call each, so nothing here ever quotes JSON.
 measure() {
 	local out=$1 wall=$2 records=$1.records codecs codec name bits external file id runs=0 clock=""
@@ -148,7 +148,7 @@ measure() {
 		id=$(payload_id "$name" "$file")
 		if [ ! -s "$file" ] || [ -z "$id" ]; then
 			local why="$file not built (make all)"
-			[ "$external" = 1 ] && why="$file not cached (ci/fetch-debian.sh, which make test runs)"
+			[ "$external" = 1 ] && why="$file not cached (ci/fixtures/fetch-debian.sh, which make test runs)"
 			echo "bench: $name: $why" >&2
 			$JSON record payload name="$name" bits="$bits" external="$external" absent="$why" >> "$records"
 			continue
@@ -180,7 +180,7 @@ run() {
 	$JSON table "$r"
 	$JSON dat "$r" > "$dat"
 	if command -v gnuplot >/dev/null; then
-		sed "s|@DAT@|$dat|g" ci/codecs.gnuplot | gnuplot > "$BB/codecs.svg.tmp" 2>"$BB/gnuplot.log" &&
+		sed "s|@DAT@|$dat|g" ci/benchmarks/codecs.gnuplot | gnuplot > "$BB/codecs.svg.tmp" 2>"$BB/gnuplot.log" &&
 			mv "$BB/codecs.svg.tmp" "$BB/codecs.svg" && echo "wrote $BB/codecs.svg"
 	else
 		echo "bench: gnuplot not installed: no chart" >&2
@@ -196,7 +196,7 @@ run() {
 	fi
 	echo "bench: README.md and docs/codecs.svg not updated, the run is incomplete:"
 	echo "$why"
-	echo "bench: ('bash ci/bench.sh readme' writes them from $r anyway)"
+	echo "bench: ('bash ci/benchmarks/bench.sh readme' writes them from $r anyway)"
 	# 3: a cell failed, which fails the run; 1: cells were left out, as asked.
 	[ $status -ne 3 ]
 }
@@ -218,12 +218,12 @@ baseline)
 	# never disagree after this.
 	run || exit 1
 	if ! why=$($JSON complete "$BB/results.json"); then
-		echo "bench: ci/baseline.json not written: the run is incomplete:" >&2
+		echo "bench: ci/benchmarks/baseline.json not written: the run is incomplete:" >&2
 		echo "$why" >&2
 		exit 1
 	fi
-	$JSON baseline "$BB/results.json" ci/baseline.json || exit 1
-	echo "wrote ci/baseline.json"
+	$JSON baseline "$BB/results.json" ci/benchmarks/baseline.json || exit 1
+	echo "wrote ci/benchmarks/baseline.json"
 	;;
 readme)
 	write_readme "${2:-$BB/results.json}"

@@ -13,14 +13,14 @@
 #
 # The rows are every codec of the packer's table (decode/codecs.def) against
 # its reference decoder when bench_native.c knows one, then the reference
-# libraries of codecs to come.  Then the seed's experiment, ci/bench-seed.sh
+# libraries of codecs to come.  Then the seed's experiment, ci/benchmarks/bench-seed.sh
 # (lzo and lzo-rle on synthetic pages; it rewrites README's seed table).
 #
 # Table on stdout, progress on stderr, results in $B/bench/native.json
-# (its "rows"; ci/nativejson.py keeps the "seed" section beside them);
+# (its "rows"; ci/benchmarks/nativejson.py keeps the "seed" section beside them);
 # compressed inputs are kept in $B/bench/native-cache/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 B=${B:-build}
 exe=$B/tools/bench_native
 
@@ -75,15 +75,15 @@ if [ $rows = 1 ]; then
 
 	start=$SECONDS
 	"$exe" "${args[@]}" "${inputs[@]}"
-	python3 ci/nativejson.py merge "$B/bench/native.json" rows "$B/bench/native-rows.json"
+	python3 ci/benchmarks/nativejson.py merge "$B/bench/native.json" rows "$B/bench/native-rows.json"
 	echo "bench-native: ${#inputs[@]} inputs in $((SECONDS - start)) s; results in $B/bench/native.json" >&2
 	# The README's table only from a run of every row on the standard
 	# inputs: a narrowed run would leave it half true.
 	if [ -z "$only" ] && [ $# -eq 0 ]; then
-		python3 ci/nativejson.py rows-readme "$B/bench/native.json" README.md &&
+		python3 ci/benchmarks/nativejson.py rows-readme "$B/bench/native.json" README.md &&
 			echo "bench-native: README.md native table rewritten" >&2
 	fi
 fi
 if [ $seed = 1 ]; then
-	B=$B bash ci/bench-seed.sh run
+	B=$B bash ci/benchmarks/bench-seed.sh run
 fi

@@ -136,7 +136,7 @@ for spec in "amd64 64 64 1G" "amd64 64 64 1G 0x6000000" "amd64 64 64 6G 0x140000
 	kernel=$(printf 0x%x $(((base + align - 1) & -align)))
 	name="Debian $arch through the $entry-bit entry at ${at:-1 MiB} reaches userspace"
 	if [ ! -s "$DEB/$arch/vmlinuz" ] || [ ! -s "$DEB/$arch/busybox" ]; then
-		skip "$name" "no Debian kernel in $DEB (ci/fetch-debian.sh)"; continue
+		skip "$name" "no Debian kernel in $DEB (ci/fixtures/fetch-debian.sh)"; continue
 	fi
 	img=$T/place-debian-$arch-lz4.img
 	initrd=$T/initrd-$arch.gz
@@ -144,7 +144,7 @@ for spec in "amd64 64 64 1G" "amd64 64 64 1G 0x6000000" "amd64 64 64 6G 0x140000
 	args="console=ttyS0 earlyprintk=ttyS0 panic=-1 nokaslr"
 	[ -n "$at" ] && args="$args testloader.load=$at"
 	[ "$entry" = 32 ] && args="$args testloader.entry=32"
-	[ -s "$initrd" ] || bash ci/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
+	[ -s "$initrd" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
 	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
 		fail "$name" "$out"
 	elif boot "$name" 0 "$LOADER" "$log" -m "$mem" -t 120 -e "$MARKER" -i "$img $args,$initrd"; then

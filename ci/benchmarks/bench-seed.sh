@@ -16,13 +16,13 @@
 #                     person's quick look, which writes the JSON and
 #                     $B/bench/seed.svg but not README.md or docs/
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=${1:-run}
 B=${B:-build}
 BB=$B/bench
 exe=$B/tools/bench_seed
 native=$BB/native.json
-JSON="python3 ci/nativejson.py"
+JSON="python3 ci/benchmarks/nativejson.py"
 mkdir -p "$BB"
 
 # $BB/seed.svg from the recorded section.
@@ -32,7 +32,7 @@ chart() {
 		echo "bench-seed: gnuplot not installed: no chart" >&2
 		return 1
 	fi
-	sed "s|@DAT@|$BB/seed.dat|g" ci/seed.gnuplot | gnuplot > "$BB/seed.svg.tmp" 2>"$BB/seed-gnuplot.log" ||
+	sed "s|@DAT@|$BB/seed.dat|g" ci/benchmarks/seed.gnuplot | gnuplot > "$BB/seed.svg.tmp" 2>"$BB/seed-gnuplot.log" ||
 		{ echo "bench-seed: gnuplot failed: $(head -c 300 "$BB/seed-gnuplot.log")" >&2; return 1; }
 	mv "$BB/seed.svg.tmp" "$BB/seed.svg"
 	echo "bench-seed: wrote $BB/seed.svg" >&2
@@ -67,7 +67,7 @@ run)
 	if [ -n "${BENCH_SEED_PAGES:-}" ]; then
 		chart || true
 		echo "bench-seed: README.md and docs/seed.svg not updated (BENCH_SEED_PAGES=$BENCH_SEED_PAGES;" \
-			"'bash ci/bench-seed.sh readme' writes them anyway)" >&2
+			"'bash ci/benchmarks/bench-seed.sh readme' writes them anyway)" >&2
 		exit 0
 	fi
 	publish

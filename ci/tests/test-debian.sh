@@ -2,12 +2,12 @@
 # booted to userspace (a busybox initramfs prints a marker) through QEMU
 # -kernel and through GRUB; memory-tight layouts; a side-by-side table
 # against Debian's own vmlinuz.  The packages are fetched once by
-# ci/fetch-debian.sh and cached under build/debian/.
+# ci/fixtures/fetch-debian.sh and cached under build/debian/.
 DEB=$B/debian
 MARKER="^bzpack-initramfs: userspace reached"
 DEB_CMDLINE="console=ttyS0 earlyprintk=ttyS0 panic=-1"
 
-if ! bash ci/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
+if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
 	fail "fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
 	return 0 2>/dev/null || exit 0
 fi
@@ -20,7 +20,7 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	initrd=$T/initrd-$arch.gz
 	img=$T/debian-$arch-lz4.img
 	kver=$(cat "$DEB/$arch/kernel-package")
-	[ -s "$initrd" ] || bash ci/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
+	[ -s "$initrd" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
 
 	info=$($BZPACK --info "$vmlinuz" 2>&1)
 	check "--info describes Debian's $arch vmlinuz (xz payload, protocol 2.15)" \
@@ -43,7 +43,7 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	iso=$T/debian-$arch-grub.iso
 	log=$T/debian-$arch-grub.log
 	name="Debian $arch via GRUB (32-bit boot protocol) reaches userspace"
-	if bash ci/mkgrubiso.sh "$img" "$initrd" "$DEB_CMDLINE" "$iso" 2> "$T/grub-$arch.err"; then
+	if bash ci/fixtures/mkgrubiso.sh "$img" "$initrd" "$DEB_CMDLINE" "$iso" 2> "$T/grub-$arch.err"; then
 		if boot "$name" 0 "$iso" "$log" -C -q $qemu -m 512M -t 180 -e "$MARKER"; then
 			check "$name" grep -aEq $'^\r?bzpack: codec=lz4 ' "$log"
 		fi
@@ -60,7 +60,7 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	iso=$T/debian-$arch-grub-nokaslr.iso
 	log=$T/debian-$arch-grub-nokaslr.log
 	name="Debian $arch via GRUB at pref_address, nokaslr: in place, reaches userspace"
-	if bash ci/mkgrubiso.sh "$img" "$initrd" "$DEB_CMDLINE nokaslr" "$iso" 2> "$T/grub-$arch.err"; then
+	if bash ci/fixtures/mkgrubiso.sh "$img" "$initrd" "$DEB_CMDLINE nokaslr" "$iso" 2> "$T/grub-$arch.err"; then
 		if boot "$name" 0 "$iso" "$log" -C -q $qemu -m 512M -t 180 -e "$MARKER"; then
 			move=$(grep -a -m1 -o ' move=[0-9]*' "$log" | cut -d= -f2)
 			check "$name (move=$move)" grep -aEq $'^\r?bzpack: codec=lz4 .* kernel=0x1000000 kaslr=off\\(nokaslr\\)' "$log"
@@ -75,7 +75,7 @@ done
 # whose memory ends at ~74 MiB.  A layout that put scratch or a moved
 # payload "somewhere high" would land on the initrd.
 big_initrd=$T/initrd-amd64-big.gz
-[ -s "$big_initrd" ] || bash ci/mkinitramfs.sh "$DEB/amd64/busybox" "$big_initrd" 40
+[ -s "$big_initrd" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/amd64/busybox" "$big_initrd" 40
 if [ -s "$T/debian-amd64-lz4.img" ]; then
 	log=$T/debian-amd64-tight.log
 	name="Debian amd64, lz4, -m 160M with a 40 MiB initrd: reaches userspace"
@@ -219,6 +219,6 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	fi
 	unset ours ms
 done
-echo "(QEMU TCG on this machine, $(nproc) cores; written by ci/test-debian.sh, \`make readme-debian\` puts it here)" >> "$SIDE_MD.tmp"
+echo "(QEMU TCG on this machine, $(nproc) cores; written by ci/tests/test-debian.sh, \`make readme-debian\` puts it here)" >> "$SIDE_MD.tmp"
 mv "$SIDE_MD.tmp" "$SIDE_MD"
 echo

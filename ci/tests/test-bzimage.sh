@@ -323,7 +323,7 @@ fi
 # A real kernel, if this machine has one (never fetched here).
 # Real distro kernels: this machine's, and Debian's (fetched here if
 # test-debian.sh has not yet; a failed fetch is its failure, reported there).
-[ -s $B/debian/amd64/vmlinuz ] || bash ci/fetch-debian.sh > "$T/fetch-debian-bzimage.log" 2>&1
+[ -s $B/debian/amd64/vmlinuz ] || bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-bzimage.log" 2>&1
 real=0
 for f in /boot/vmlinuz-* $B/debian/*/vmlinuz; do
 	[ -f "$f" ] && [ -r "$f" ] || continue
