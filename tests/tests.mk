@@ -182,6 +182,16 @@ HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
 endef
 $(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))
 
+# A boot sector that checks each A20 method of the stub's stub/a20.inc on
+# its own (ci/tests/test-a20.sh boots it as a floppy).
+$(B)/tests/a20_boot.bin: tests/a20_boot.asm stub/a20.inc
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -Istub/ -MD $@.d -MP -o $@ $<
+all: $(B)/tests/a20_boot.bin
+
+# Every host test binary, built and not run (`make host-tests`).
+host-tests: $(HOST_TESTS)
+
 # What ci/tests/test-host.sh checks its own list against, one name a line.
 host-tests-list:
 	@printf '%s\n' $(notdir $(HOST_TESTS))
@@ -191,4 +201,4 @@ check-host: $(HOST_TESTS) $(TESTKERNELS)
 	@B=$(B) bash -c '. ci/lib.sh && . ci/tests/test-host.sh && \
 		echo "$$PASSED passed, $$FAILED failed, $$SKIPPED skipped" && [ $$FAILED -eq 0 ]'
 
-.PHONY: host-tests-list check-host
+.PHONY: host-tests host-tests-list check-host

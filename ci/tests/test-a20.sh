@@ -2,7 +2,7 @@
 # BIOS call, the 8042 keyboard controller, port 0x92) turns the gate on by
 # itself, booted as a floppy boot sector (tests/a20_boot.asm) that first
 # turns A20 off and checks that it is off.
-A20_BOOT=$B/stub/a20_boot.bin
+A20_BOOT=$B/tests/a20_boot.bin
 log=$T/a20.log
 if [ ! -f "$A20_BOOT" ]; then
 	fail "A20 methods" "$A20_BOOT not built"
