@@ -145,8 +145,8 @@ static void catch_crashes(void)
 }
 
 /* ---- deterministic PRNG (64-bit LCG, high bits) -------------------------
- * Not testlib's rng(): this one made the inputs these cases were written
- * for, and they stay the same. */
+ * Not testlib's rng(): the cases below are tuned to the inputs this
+ * generator makes, so it stays as it is. */
 
 static uint64_t lcg_state = 0x243F6A8885A308D3ull;
 

@@ -95,7 +95,7 @@ tb_edit "$tb_meas" 'c = d["cells"]["lz4/64/testkern64"]; c["report"] = re.sub(r"
 tb_gate "bench gate: a report line without cycles= fails" 1 "$tb_meas" "$tb_base" \
 	'^FAIL +lz4/64/testkern64: report line has no cycles= field' '^bench-check: FAIL: .* 1 failed'
 
-# The old positional reader took the next field when one was missing.
+# A missing field fails: a positional reader would take the next one's value.
 tb_fresh
 tb_edit "$tb_meas" 'c = d["cells"]["lz4/32/testkern32"]; c["report"] = re.sub(r" move=[0-9]+", "", c["report"])'
 tb_gate "bench gate: a report line without move= fails" 1 "$tb_meas" "$tb_base" \

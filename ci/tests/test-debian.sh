@@ -184,7 +184,7 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	# init_size, counted as boot.rst defines it (from where the kernel
 	# runs), is deterministic too.  amd64: Debian's is the decompressor's
 	# need (its payload and a formula's margin over the kernel), and ours,
-	# in place at a simulated margin, must be at most 0.95x it (issue 11).
+	# in place at a simulated margin, must be at most 0.95x it (the in-place target).
 	# i386: Debian's is the kernel's own memory, _text to _end, which no
 	# loader may give less of; ours may add only the scratch, the stub's
 	# room, the margin and the decoder's workspace: 256 KiB.  bzip2's

@@ -1,6 +1,6 @@
-# test-efi.sh - every 64-bit bzpack image is also an EFI application
-# (issue 12).  Sourced by ci/test.sh (uses B, T, BZPACK, pass, fail, skip,
-# boot from ci/lib.sh).
+# test-efi.sh - every 64-bit bzpack image is also an EFI application,
+# booted by OVMF directly and through GRUB and systemd-boot.  Sourced by
+# ci/test.sh (uses B, T, BZPACK, pass, fail, skip, boot from ci/lib.sh).
 #
 #   - the PE header: file(1) still says bzImage, bzpack --info shows it,
 #     objdump -x reads it without a warning, sbverify --list accepts it;

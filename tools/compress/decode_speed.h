@@ -44,7 +44,7 @@ int decode_speed_measure(const struct codec *c, const struct buffer *payload, si
 
 /* Estimated time to kernel, in milliseconds: reading the image from
  * storage at storage_mbps, then decode_seconds of decompressing.  The one
- * formula (issue 13's model); its callers differ only in where the decode
+ * time-to-kernel formula; its callers differ only in where the decode
  * time comes from: a measured speed (time_to_kernel_ms below) or the
  * stub's icount cycles (bench.h's bench_ttk_icount_ms). */
 static inline double time_to_kernel_ms_after(uint64_t image_bytes, double storage_mbps,

@@ -1,6 +1,6 @@
 /* codec_auto.c - see codec_auto.h.
  *
- * The estimate is issue 13's model, decode_speed.h's time_to_kernel_ms():
+ * The estimate is the time-to-kernel model, decode_speed.h's time_to_kernel_ms():
  * image bytes / storage bandwidth + kernel bytes / our decoder's speed on
  * this host x CPU scale.  Image bytes are the whole file the loader reads
  * (setup, stub, header, payload), from the image as it would be written.
