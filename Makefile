@@ -111,6 +111,9 @@ readme-efi:
 # instructions, from the last make test (ci/tests/test-linux.sh).
 readme-linux:
 	@bash ci/readme-table.sh linux-table $(B)/test/linux/readme.md
+# The Layout table, from the tree and ci/layout.txt (ci/layout.sh).
+readme-layout:
+	@bash ci/layout.sh readme
 
 run: deps all
 	@bash ci/run-default.sh
@@ -145,7 +148,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux readme-layout FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.
