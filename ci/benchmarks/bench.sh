@@ -56,7 +56,7 @@ BB=$B/bench
 . ci/pack-cache.sh              # PACK_CACHE_DIR: payloads shared with make test
 . ci/fixtures/ovmf.sh                    # OVMF_CODE, OVMF_VARS, ovmf_missing
 OVMF_ABSENT=$(ovmf_missing)     # why there are no OVMF cells, or nothing
-BASELINE=${BENCH_BASELINE:-ci/baseline.json}
+BASELINE=${BENCH_BASELINE:-ci/benchmarks/baseline.json}
 TOLERANCE=2                    # percent
 WALL_RUNS=${WALL_RUNS:-5}
 JSON="python3 ci/benchmarks/benchjson.py"
