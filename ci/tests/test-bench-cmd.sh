@@ -212,9 +212,10 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/base-small.json" "$tc_dir/edited.
 
 		# --- the seed's regression: a stub built -fno-builtin (constant-size
 		# memcpy out of line) fails the check on lz4.  Shares
-		# $B/regress with test-bench.sh.
+		# $B/regress with test-bench.sh, so its make holds the same lock.
 		tc_nb=$B/regress
-		if ! make --no-print-directory B="$tc_nb" EXTRA_STUB_CFLAGS=-fno-builtin "$tc_nb/bzpack" > "$tc_dir/nobuiltin-build.log" 2>&1; then
+		mkdir -p "$tc_nb"
+		if ! flock "$tc_nb.lock" make --no-print-directory B="$tc_nb" EXTRA_STUB_CFLAGS=-fno-builtin "$tc_nb/bzpack" > "$tc_dir/nobuiltin-build.log" 2>&1; then
 			fail "bench --check catches -fno-builtin" "build failed: $(tail -n 3 "$tc_dir/nobuiltin-build.log" | tr '\n' '|')"
 		else
 			python3 -c 'import json, sys

@@ -20,7 +20,9 @@ tb_log=$T/bench-regress.log
 # fails anyway, for the cells it leaves out; what counts is that it names
 # these two as worse).  The whole matrix, OVMF and Debian's kernels
 # included, would double bench-check's minutes in CI for nothing more.
-if BENCH_PAYLOADS="testkern32 testkern64" make --no-print-directory B=$B/regress EXTRA_STUB_CFLAGS=-fno-builtin \
+# $B/regress is shared with test-bench-cmd.sh: one make in it at a time.
+mkdir -p "$B/regress"
+if BENCH_PAYLOADS="testkern32 testkern64" flock "$B/regress.lock" make --no-print-directory B=$B/regress EXTRA_STUB_CFLAGS=-fno-builtin \
 	BENCH_CODECS=lz4 bench-check > "$tb_log" 2>&1; then
 	fail "bench-check catches -fno-builtin" "it passed: $(tail -n 1 "$tb_log")"
 else

@@ -7,8 +7,8 @@ DEB=$B/debian
 MARKER="^bzpack-initramfs: userspace reached"
 DEB_CMDLINE="console=ttyS0 earlyprintk=ttyS0 panic=-1"
 
-if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
-	fail "fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
+if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-debian.log" 2>&1; then
+	fail "fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian-debian.log" | tr '\n' ' ')"
 	return 0 2>/dev/null || exit 0
 fi
 

@@ -208,8 +208,8 @@ efi_write_table() {
 	} > "$T/efi-loaders.md"
 }
 
-if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
-	fail "efi: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
+if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-efi.log" 2>&1; then
+	fail "efi: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian-efi.log" | tr '\n' ' ')"
 	efi_write_table
 	return 0 2>/dev/null || exit 0
 fi

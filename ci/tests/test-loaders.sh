@@ -104,8 +104,8 @@ ld_row kexec "\`kexec -s\` (kexec_file_load) from Debian's kernel" "SeaBIOS"
 
 # ---- the kernels -----------------------------------------------------------
 if [ ! -s "$LD_DEB/vmlinuz" ] || [ ! -s "$LD_DEB/busybox" ]; then
-	if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian.log" 2>&1; then
-		fail "loaders: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian.log" | tr '\n' ' ')"
+	if ! bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-loaders.log" 2>&1; then
+		fail "loaders: fetch Debian kernels" "$(tail -n 3 "$T/fetch-debian-loaders.log" | tr '\n' ' ')"
 		ld_write_table
 		return 0 2>/dev/null || exit 0
 	fi

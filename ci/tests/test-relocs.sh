@@ -160,7 +160,7 @@ fi
 for spec in "amd64 64 0x200000" "i386 32 0x2000"; do
 	set -- $spec
 	arch=$1 bits=$2 align=$3
-	img=$T/place-debian-$arch-lz4.img
+	img=$T/relocs-debian-$arch-lz4.img
 	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
 		fail "pack Debian $arch" "$out"; continue
 	fi
@@ -190,7 +190,7 @@ print(shoff + shentsize * shnum)' "$payload")
 	if out=$($BZPACK -c none --relocs "$T/relocs-i386.relocs" -o "$T/relocs-i386-elf.img" \
 			"$T/relocs-i386.vmlinux" 2>&1); then
 		a=$($BZPACK --info "$T/relocs-i386-elf.img" | grep "^relocations:")
-		b=$($BZPACK --info "$T/place-debian-i386-lz4.img" | grep "^relocations:")
+		b=$($BZPACK --info "$T/relocs-debian-i386-lz4.img" | grep "^relocations:")
 		check "Debian i386 as vmlinux + --relocs: the bzImage's table ($a)" test -n "$a" -a "$a" = "$b"
 	else
 		fail "Debian i386 as vmlinux + --relocs" "$out"
