@@ -131,18 +131,30 @@ bench_payload() {   # bench_payload NAME BITS ID FILE "CODECS" RUNS RECORDS
 # measure OUT WALL: every cell into the measured file OUT (see
 # ci/benchmarks/benchjson.py); WALL=1 adds the wall clock.  Records go to a JSON-lines
 # file first, one python call each, so nothing here ever quotes JSON.
+# Icount only (WALL=0, the gate), BENCH_JOBS payloads (default 2) are
+# measured at a time: an instruction count does not depend on what else
+# the machine runs.  Each payload writes its own records and output,
+# which are then put together in payload order.  With the wall clock,
+# one at a time.
 measure() {
 	local out=$1 wall=$2 records=$1.records codecs codec name bits external file id runs=0 clock=""
+	local jobs=${BENCH_JOBS:-2} n=0 part rc failed=0
 	codecs=$(codec_list) || return 1
 	[ -n "$OVMF_ABSENT" ] && echo "bench: no OVMF cells: $OVMF_ABSENT" >&2
 	if [ "$wall" = 1 ]; then
-		clock=tcg runs=$WALL_RUNS
+		clock=tcg runs=$WALL_RUNS jobs=1
 		echo "wall clock: TCG, median of $WALL_RUNS boots from the stub's entry to the kernel's (gdbstub)"
 	fi
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_JOBS=$jobs is not a number" >&2; return 1; }
+	rm -f "$records".*
 	: > "$records"
 	while read -r -u 3 name bits external file; do
+		part=$records.$n
+		n=$((n + 1))
+		: > "$part"
 		if [ -n "${BENCH_PAYLOADS:-}" ] && ! [[ " $BENCH_PAYLOADS " == *" $name "* ]]; then
-			$JSON record payload name="$name" bits="$bits" external="$external" filtered="BENCH_PAYLOADS=$BENCH_PAYLOADS" >> "$records"
+			$JSON record payload name="$name" bits="$bits" external="$external" filtered="BENCH_PAYLOADS=$BENCH_PAYLOADS" >> "$part"
+			echo 0 > "$part.rc"
 			continue
 		fi
 		id=$(payload_id "$name" "$file")
@@ -150,13 +162,26 @@ measure() {
 			local why="$file not built (make all)"
 			[ "$external" = 1 ] && why="$file not cached (ci/fixtures/fetch-debian.sh, which make test runs)"
 			echo "bench: $name: $why" >&2
-			$JSON record payload name="$name" bits="$bits" external="$external" absent="$why" >> "$records"
+			$JSON record payload name="$name" bits="$bits" external="$external" absent="$why" >> "$part"
+			echo 0 > "$part.rc"
 			continue
 		fi
-		$JSON record payload name="$name" bits="$bits" external="$external" id="$id" file="$file" >> "$records"
+		$JSON record payload name="$name" bits="$bits" external="$external" id="$id" file="$file" >> "$part"
 		echo "bench: $name ($file): $(echo $codecs)" >&2
-		bench_payload "$name" "$bits" "$id" "$file" "$codecs" "$runs" "$records" || return 1
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+		{ bench_payload "$name" "$bits" "$id" "$file" "$codecs" "$runs" "$part" > "$part.out" 2>&1
+		  echo $? > "$part.rc"; } &
 	done 3< <(payloads)
+	wait
+	for ((k = 0; k < n; k++)); do
+		part=$records.$k
+		[ -e "$part.out" ] && cat "$part.out"
+		cat "$part" >> "$records"
+		read -r rc < "$part.rc" 2> /dev/null || rc=1
+		[ "$rc" -eq 0 ] || failed=1
+	done
+	rm -f "$records".*
+	[ "$failed" -eq 0 ] || return 1
 	$JSON collect "$records" "$out" codecs="$(echo $codecs)" codecs_from="$CODECS_FROM" \
 		uefi_code="$OVMF_CODE" uefi_absent="$OVMF_ABSENT" \
 		wall_clock="$clock" wall_runs="$([ "$wall" = 1 ] && echo "$WALL_RUNS")" || return 1
