@@ -119,7 +119,17 @@ reap() {
 	done
 }
 
+# Debian's packages (ci/fixtures/fetch-debian.sh): most boot scripts need
+# them and several only look for them, so they are fetched before any
+# script but test-host (which needs none, and runs meanwhile) starts.  A
+# failed fetch is reported by the scripts that fetch for themselves.
+fetched=""
 for name in $order; do
+	if [ -z "$fetched" ] && [ "$name" != test-host ]; then
+		bash ci/fixtures/fetch-debian.sh > "$T/fetch-debian-runner.log" 2>&1 ||
+			echo "test.sh: ci/fixtures/fetch-debian.sh failed: $(tail -n 1 "$T/fetch-debian-runner.log")"
+		fetched=1
+	fi
 	case " $TEST_ALONE " in
 	*" $name "*)
 		while [ ${#running[@]} -gt 0 ]; do reap; done
