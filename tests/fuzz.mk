@@ -109,38 +109,50 @@ $(foreach f,$(FUZZERS),$(eval $(call FUZZ_RULES,$(f))))
 fuzz-build: $(foreach f,$(FUZZ_BUILDS),$(B)/fuzz/fuzz_$(f)) \
 	$(foreach f,$(FUZZERS),$(B)/fuzz/seeds/$(f).stamp)
 
-# Each fuzzer build ($$f: lz4, lz4_m32, ...): the seeds plus what earlier
+# Each fuzzer build (f: lz4, lz4_m32, ...): the seeds plus what earlier
 # runs found ($(B)/fuzz/corpus/, kept, one per fuzzer: both builds read
 # the same input format and add to it), FUZZ_SECONDS of fuzzing, this
-# run's crash files in $(B)/fuzz/crashes/$$f/.  A crash, a sanitizer
+# run's crash files in $(B)/fuzz/crashes/f/.  A crash, a sanitizer
 # report, a leak, a timeout or running out of memory makes libFuzzer exit
 # nonzero and `make fuzz` fail.  The summary line comes from libFuzzer's
 # own final statistics.  Replay a crash with the binary that found it:
 # $(B)/fuzz/fuzz_lz4_m32 CRASH-FILE
+#
+# FUZZ_JOBS (2) builds fuzz at a time, each on a core of its own for its
+# FUZZ_SECONDS; each one's lines are printed together when it ends, and
+# every build runs even when another failed.
+FUZZ_JOBS ?= 2
 fuzz: fuzz-build
-	@fail=0; for f in $(FUZZ_BUILDS); do \
-		base=$${f%_m32}; \
-		rm -rf $(B)/fuzz/crashes/$$f; \
-		mkdir -p $(B)/fuzz/corpus/$$base $(B)/fuzz/crashes/$$f; \
-		log=$(B)/fuzz/$$f.log; \
-		echo "fuzz $$f: $(FUZZ_SECONDS) s, log in $$log"; \
-		if $(B)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=$(B)/fuzz/crashes/$$f/ $(FUZZ_ARGS) \
-			$(B)/fuzz/corpus/$$base $(B)/fuzz/seeds/$$base > $$log 2>&1; then \
-			status=ok; \
-		else \
-			status=FAIL; fail=1; \
-		fi; \
-		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
-		rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
-		cov=$$(grep -Eo 'cov: [0-9]+' $$log | tail -n 1); \
-		corp=$$(ls $(B)/fuzz/corpus/$$base | wc -l); \
-		crashes=$$(ls $(B)/fuzz/crashes/$$f | wc -l); \
-		echo "fuzz $$f: $$status: $${runs:-?} execs ($${rate:-?}/s), $${cov:-cov: ?}, corpus $$corp, crash files $$crashes"; \
-		if [ $$status = FAIL ]; then \
-			grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' $$log | head -n 5; \
-			ls $(B)/fuzz/crashes/$$f | sed "s|^|  $(B)/fuzz/crashes/$$f/|"; \
-		fi; \
-	done; exit $$fail
+	@$(MAKE) --no-print-directory -k -j$(FUZZ_JOBS) -Otarget $(addprefix fuzz-run-,$(FUZZ_BUILDS))
+
+# FUZZ_RUN_RULE f: one fuzzer build's run
+define FUZZ_RUN_RULE
+fuzz-run-$(1):
+	@f=$(1); base=$$$${f%_m32}; \
+	rm -rf $(B)/fuzz/crashes/$$$$f; \
+	mkdir -p $(B)/fuzz/corpus/$$$$base $(B)/fuzz/crashes/$$$$f; \
+	log=$(B)/fuzz/$$$$f.log; \
+	echo "fuzz $$$$f: $(FUZZ_SECONDS) s, log in $$$$log"; \
+	if $(B)/fuzz/fuzz_$$$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=$(B)/fuzz/crashes/$$$$f/ $(FUZZ_ARGS) \
+		$(B)/fuzz/corpus/$$$$base $(B)/fuzz/seeds/$$$$base > $$$$log 2>&1; then \
+		status=ok; \
+	else \
+		status=FAIL; \
+	fi; \
+	runs=$$$$(sed -n 's/^stat::number_of_executed_units: *//p' $$$$log | tail -n 1); \
+	rate=$$$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$$$log | tail -n 1); \
+	cov=$$$$(grep -Eo 'cov: [0-9]+' $$$$log | tail -n 1); \
+	corp=$$$$(ls $(B)/fuzz/corpus/$$$$base | wc -l); \
+	crashes=$$$$(ls $(B)/fuzz/crashes/$$$$f | wc -l); \
+	echo "fuzz $$$$f: $$$$status: $$$${runs:-?} execs ($$$${rate:-?}/s), $$$${cov:-cov: ?}, corpus $$$$corp, crash files $$$$crashes"; \
+	if [ $$$$status = FAIL ]; then \
+		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' $$$$log | head -n 5; \
+		ls $(B)/fuzz/crashes/$$$$f | sed "s|^|  $(B)/fuzz/crashes/$$$$f/|"; \
+		exit 1; \
+	fi
+.PHONY: fuzz-run-$(1)
+endef
+$(foreach f,$(FUZZ_BUILDS),$(eval $(call FUZZ_RUN_RULE,$(f))))
 
 .PHONY: fuzz fuzz-build
