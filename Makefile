@@ -152,4 +152,7 @@ clean:
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.
--include $(shell find $(B) -path $(B)/linux -prune -o -name '*.d' -type f -print 2>/dev/null)
+# build/regress is a build of its own (B=build/regress, made by
+# ci/tests/test-bench.sh and test-bench-cmd.sh while other scripts run
+# make here): its half-written .d files are none of this build's business.
+-include $(shell find $(B) \( -path $(B)/linux -o -path $(B)/regress \) -prune -o -name '*.d' -type f -print 2>/dev/null)
