@@ -74,11 +74,14 @@ mkdir -p "$R"
 
 # One script, in its own bash: its counts to NAME.counts when that bash
 # ends, however it ends, and NAME.end only if the script ran to its end.
+# Where they go is passed in readonly variables, not $1/$2: scripts use
+# `set --` for their own ends.
 run_script() {
 	local name=$1 t0=$SECONDS
-	bash -c 'trap '\''echo "$PASSED $FAILED $SKIPPED" > "$2.counts"'\'' EXIT
-		set -u; . ci/lib.sh; . "ci/tests/$1.sh"; : > "$2.end"' \
-		test.sh "$name" "$R/$name" > "$R/$name.log" 2>&1 < /dev/null
+	TEST_SH_NAME=$name TEST_SH_OUT=$R/$name bash -c 'readonly TEST_SH_NAME TEST_SH_OUT
+		trap '\''echo "$PASSED $FAILED $SKIPPED" > "$TEST_SH_OUT.counts"'\'' EXIT
+		set -u; . ci/lib.sh; . "ci/tests/$TEST_SH_NAME.sh"; : > "$TEST_SH_OUT.end"' \
+		> "$R/$name.log" 2>&1 < /dev/null
 	echo "$? $((SECONDS - t0))" > "$R/$name.status"
 }
 
