@@ -30,10 +30,12 @@ cd "$(dirname "$0")/.."
 # wait, and its kernels are what the background build below is making.
 TEST_ALONE="test-selfcheck test-corrupt test-linux"
 
-# The order: the longest first, so that the short ones fill in beside
-# them, then the rest in name order.  test-linux goes last: it needs the
-# kernels linux-src.sh builds in the background, which by then have had
-# the whole run to finish.  (Times from a run on the 2-core CI machine.)
+# The order: the long ones first (test-host runs every host test binary,
+# test-uefi nine OVMF boots of Debian's kernel, test-loaders and test-efi
+# every loader route; each takes minutes), so that the short ones fill in
+# beside them; then the rest in name order; then the ones that run alone.
+# test-linux goes last: it needs the kernels linux-src.sh builds in the
+# background, which by then have had the whole run to finish.
 TEST_FIRST="test-host test-uefi test-loaders test-efi test-debian test-kexec test-placement"
 TEST_LAST="test-selfcheck test-corrupt test-linux"
 
