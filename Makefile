@@ -118,8 +118,10 @@ readme-layout:
 run: deps all
 	@bash ci/run-default.sh
 
+# The build before the tests takes every core when make was given no -j
+# (CI runs a plain `make test`); a -j given is kept.
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all
 	@bash ci/test.sh
 
 # Every stub byte flipped and booted (ci/tests/test-selfcheck.sh with
