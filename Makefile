@@ -21,7 +21,7 @@ WARN        := -Wall -Wextra -Werror
 # Where the headers are: include/ (the format), decode/ (decoders, CRC and
 # the codec list, shared by every side), the side's own folder.
 INCLUDES    := -Iinclude -Idecode
-HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -Itools/reference -I$(B)/gen -MMD -MP
+HOST_CFLAGS := -std=c11 -O2 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/packer -Itools/compress -Itools/bench -Itools/reference -I$(B)/gen -MMD -MP
 HOST_LDLIBS :=
 
 # The stub is freestanding and position independent: -fPIE, and every
@@ -82,59 +82,64 @@ $(B)/gen/stubs.S: $(B)/tools/gen_consts
 deps:
 	@sh ci/deps.sh
 
-# Timing: see ci/bench.sh.  bench-check is CI's regression gate;
-# bench-baseline writes ci/baseline.json and README's timing table from one
+# Timing: see ci/benchmarks/bench.sh.  bench-check is CI's regression gate;
+# bench-baseline writes ci/benchmarks/baseline.json and README's timing table from one
 # run.  The codecs come from the packer (--list-codecs); BENCH_CODECS="..."
 # overrides that for a quick look.  CODECS above is this Makefile's own
 # list and leaks into the environment when the caller had one, so it is
 # dropped rather than passed on.
 BENCH_ENV = env -u CODECS B=$(B) $(if $(BENCH_CODECS),CODECS='$(BENCH_CODECS)')
 bench: deps all
-	@$(BENCH_ENV) bash ci/bench.sh run
+	@$(BENCH_ENV) bash ci/benchmarks/bench.sh run
 bench-check: deps all
-	@$(BENCH_ENV) bash ci/bench.sh check
+	@$(BENCH_ENV) bash ci/benchmarks/bench.sh check
 bench-baseline: deps all
-	@$(BENCH_ENV) bash ci/bench.sh baseline
+	@$(BENCH_ENV) bash ci/benchmarks/bench.sh baseline
 	@B=$(B) bash ci/stub-sizes.sh readme
 
 # The README's generated tables that need no QEMU: what each stub adds.
 readme: all
 	@B=$(B) bash ci/stub-sizes.sh readme
 # The side-by-side table of Debian's kernels from the last make test
-# (ci/test-debian.sh writes it; wall times, so never checked, only copied).
+# (ci/tests/test-debian.sh writes it; wall times, so never checked, only copied).
 readme-debian:
 	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
-# Debian's setup_header against our repack's, field by field (ci/test-repack.sh).
+# Debian's setup_header against our repack's, field by field (ci/tests/test-repack.sh).
 readme-repack:
 	@bash ci/readme-table.sh repack-table $(B)/test/repack-header.md
 # The loaders x images table from the last make test: the UEFI routes
-# (ci/test-efi.sh), then the other loaders (ci/test-loaders.sh).
+# (ci/tests/test-efi.sh), then the other loaders (ci/tests/test-loaders.sh).
 readme-efi:
 	@bash ci/readme-table.sh efi-table $(B)/test/efi-loaders.md $(B)/test/loaders.md
 	@bash ci/readme-table.sh efi-firmware-table $(B)/test/efi-firmware.md
 # Linux's own decompressor against ours, and the seed, in exact
-# instructions, from the last make test (ci/test-linux.sh).
+# instructions, from the last make test (ci/tests/test-linux.sh).
 readme-linux:
 	@bash ci/readme-table.sh linux-table $(B)/test/linux/readme.md
-# --bcj's trade per codec, in exact instructions (ci/bcj-table.sh), and
+# --bcj's trade per codec, in exact instructions (ci/benchmarks/bcj-table.sh), and
 # the README table from its last run.
 bench-bcj: deps all
-	@B=$(B) bash ci/bcj-table.sh
+	@B=$(B) bash ci/benchmarks/bcj-table.sh
 readme-bcj:
 	@bash ci/readme-table.sh bcj-table $(B)/test/bcj-table.md
+# The Layout table, from the tree and ci/layout.txt (ci/layout.sh).
+readme-layout:
+	@bash ci/layout.sh readme
 
 run: deps all
 	@bash ci/run-default.sh
 
+# The build before the tests takes every core when make was given no -j
+# (CI runs a plain `make test`); a -j given is kept.
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all
 	@bash ci/test.sh
 
-# Every stub byte flipped and booted (ci/test-selfcheck.sh with
+# Every stub byte flipped and booted (ci/tests/test-selfcheck.sh with
 # SELFCHECK_FULL=1): days for all codecs, so not in make test; narrow it
 # with SELFCHECK_CODECS="xz".
 sweep-stub: deps all
-	@bash -c '. ci/lib.sh; SELFCHECK_FULL=1; . ci/test-selfcheck.sh; \
+	@bash -c '. ci/lib.sh; SELFCHECK_FULL=1; . ci/tests/test-selfcheck.sh; \
 		echo "$$PASSED passed, $$FAILED failed, $$SKIPPED skipped"; [ "$$FAILED" -eq 0 ]'
 
 # make install PREFIX=/usr/local DESTDIR=: the packer (its stubs are data
@@ -156,8 +161,11 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj readme-layout FORCE
 .DELETE_ON_ERROR:
 
-# build/linux holds Linux's source and Kbuild trees (ci/linux-src.sh): not ours.
--include $(shell find $(B) -path $(B)/linux -prune -o -name '*.d' -type f -print 2>/dev/null)
+# build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.
+# build/regress is a build of its own (B=build/regress, made by
+# ci/tests/test-bench.sh and test-bench-cmd.sh while other scripts run
+# make here): its half-written .d files are none of this build's business.
+-include $(shell find $(B) \( -path $(B)/linux -o -path $(B)/regress \) -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -20,16 +20,16 @@ libxxhash-dev"
 # libxxhash-dev is the reference tests/test_xxh64.c checks decode/xxh64.h
 # against (the stub's payload check without SSE4.2).
 # flex, bison, bc and libelf-dev build Linux from Debian's linux-source-6.1
-# (ci/linux-src.sh, for ci/test-linux.sh); gdb checks the instruction
+# (ci/fixtures/linux-src.sh, for ci/tests/test-linux.sh); gdb checks the instruction
 # counting method there against our report line.
 # man-db, strace and python3-yaml check what make install installs
-# (ci/test-install.sh: the man page renders without warnings, the binary
+# (ci/tests/test-install.sh: the man page renders without warnings, the binary
 # opens no file of this tree, docs/kernel-ci.yml parses).
-# ovmf, sbsigntool and grub-efi-amd64-bin are for ci/test-efi.sh: UEFI
+# ovmf, sbsigntool and grub-efi-amd64-bin are for ci/tests/test-efi.sh: UEFI
 # firmware for QEMU, sbverify/sbsign, and GRUB for x86_64-efi; libssl-dev
-# gives the packer libcrypto, which signs images (tools/bzpack/sign.c).
+# gives the packer libcrypto, which signs images (tools/packer/sign.c).
 # systemd-boot-efi, ipxe, syslinux and syslinux-common are the loaders
-# ci/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
+# ci/tests/test-loaders.sh boots through (systemd-boot and systemd-stub, iPXE
 # for BIOS and UEFI, syslinux and its BIOS modules); mtools makes their
 # FAT disks, dosfstools (mkfs.vfat) the one syslinux installs on.
 # The last two lines are for the -m32 host tests and fuzzers

@@ -5,7 +5,7 @@
 # kernels with the same codecs.  bzpack --pack-cache keeps each compressed
 # payload under $B/pack-cache/, named by the packer's own CRC, the codec,
 # level and kernel, and checks a hit by decoding it
-# (tools/bzpack/payload_cache.h); `bzpack bench` in ci/bench.sh uses the
+# (tools/packer/payload_cache.h); `bzpack bench` in ci/benchmarks/bench.sh uses the
 # same directory, so the two share their work.
 #
 #   pack_cached OUT INPUT BZPACK-ARGS...   exit status and stderr are

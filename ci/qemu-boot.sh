@@ -65,7 +65,7 @@ image=$1 log=$2
 args=(-nodefaults -display none -no-reboot -m "$mem" -serial "file:$log"
 	-device isa-debug-exit,iobase=0xf4,iosize=4)
 if [ -n "$uefi" ]; then
-	. ci/ovmf.sh
+	. ci/fixtures/ovmf.sh
 	ovmf_vars_copy "$log.vars.fd" || exit 2
 	if [[ $(readlink -f "$OVMF_CODE") == *secboot* ]]; then
 		[ "${machine:-q35}" = q35 ] || { echo "qemu-boot.sh: $OVMF_CODE needs -M q35 (SMM)" >&2; exit 2; }

@@ -68,7 +68,7 @@ endef
 $(foreach bits,32 64,$(eval $(call TESTKERN_RULES,$(bits))))
 
 # Both again with ld --emit-relocs: the packer derives the relocation
-# table from the .rel/.rela sections ld keeps (ci/test-relocs.sh).
+# table from the .rel/.rela sections ld keeps (ci/tests/test-relocs.sh).
 # Position-dependent code, so it has absolute fields to move: i386 runs
 # moved with its table; testkern64's table is only compared with
 # readelf's (an x86_64 table moves virtual addresses, and testkern64 runs
@@ -87,7 +87,8 @@ $(B)/images/testkern64-low.elf: $(B)/images/64/entry.o $(B)/images/64/testkern.o
 		-o $@ $(filter %.o,$^)
 
 # The test loader: a multiboot ELF32 that enters an image at the boot
-# protocol's 64-bit entry (images/testloader.c; ci/test-entry64.sh).
+# protocol's 64-bit entry (images/testloader.c; ci/tests/test-placement.sh,
+# test-relocs.sh and test-selfcheck.sh boot with it).
 TESTLOADER := $(B)/images/testloader.elf
 TESTKERNELS += $(TESTLOADER)
 

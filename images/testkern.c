@@ -264,7 +264,7 @@ static unsigned check_boot_params(const struct boot_params *bp)
 
 	fails += expect("hdr.header", bp->hdr.header, SETUP_HDRS_MAGIC);
 	/* Only the low byte: kexec-tools writes its aux_device_info over
-	 * 0x1ff in the boot_params it builds (ci/test-kexec.sh). */
+	 * 0x1ff in the boot_params it builds (ci/tests/test-kexec.sh). */
 	fails += expect("hdr.boot_flag & 0xff", bp->hdr.boot_flag & 0xff, SETUP_BOOT_FLAG & 0xff);
 	return fails;
 }
@@ -459,7 +459,7 @@ void testkern_main(const struct entry_state *st)
 		fails += check_e820(bp);
 		/* Only a 64-bit kernel is entered from UEFI ("EL64"); the
 		 * 32-bit build leaves the check out, keeping its code within
-		 * the one page ci/mkcorpus.sh cuts from it. */
+		 * the one page ci/fixtures/mkcorpus.sh cuts from it. */
 		if (BITS == 64)
 			fails += check_efi_info(bp);
 	}

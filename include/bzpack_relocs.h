@@ -1,7 +1,7 @@
 /*
  * bzpack_relocs.h - a kernel's relocation table in Linux's vmlinux.relocs
  * format, checked and applied: one walker, used by the stub
- * (stub/main.c) and by the packer (tools/bzpack/relocs.c), so that the
+ * (stub/main.c) and by the packer (tools/packer/relocs.c), so that the
  * packer refuses exactly the tables the stub would.
  *
  * The format (read from arch/x86/tools/relocs.c and

@@ -90,10 +90,3 @@ $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_bcj_rule,$(c),$(w))
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf
 	$(OBJCOPY) -O binary --pad-to=0x$$(nm $< | awk '$$3 == "_stub_end" { print $$1 }') $< $@
-
-# A boot sector that checks each A20 method of stub/a20.inc on its own
-# (ci/test-a20.sh).
-$(B)/stub/a20_boot.bin: tests/a20_boot.asm stub/a20.inc
-	@mkdir -p $(dir $@)
-	$(NASM) -f bin -Istub/ -MD $@.d -MP -o $@ $<
-all: $(B)/stub/a20_boot.bin

@@ -4,7 +4,7 @@
 ; call the method, check that it is on.  One line per method on COM1:
 ;   "a20: bios ok" / "a20: kbc FAIL" / "a20: port92 FAIL (could not turn A20 off)"
 ; then isa-debug-exit 0x10 (QEMU status 33) if every method worked, else
-; 0x11 (35).  ci/test-a20.sh boots it with -drive if=floppy.
+; 0x11 (35).  ci/tests/test-a20.sh boots it with -drive if=floppy.
 
         bits 16
         org 0x7c00

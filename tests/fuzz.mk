@@ -3,7 +3,7 @@
 # BZPACK_SRCS, BZPACK_LIBS and the stub blobs from there).
 #
 #   $(B)/asan/bzpack          the packer, every source built with ASan +
-#                             UBSan (ci/test-malformed.sh runs the
+#                             UBSan (ci/tests/test-malformed.sh runs the
 #                             malformed-input corpus through it); part of
 #                             `make all`
 #   $(B)/fuzz/fuzz_lz4        libFuzzer target: decode/lz4_decode.c, checked
@@ -19,7 +19,7 @@
 # libclang-rt-14-dev, which carries the i386 runtimes too), and for -m32
 # liblz4-dev:i386 and lib32stdc++-12-dev (ci/deps.sh).  They live in
 # $(B)/fuzz/, apart from the unit tests in $(B)/tests/ that
-# ci/test-host.sh runs; `make fuzz` runs them (.ci/run).
+# ci/tests/test-host.sh runs; `make fuzz` runs them (.ci/run).
 
 # ---- the packer under ASan + UBSan ----------------------------------------
 
@@ -43,7 +43,7 @@ FUZZ_CC      ?= $(shell command -v clang-14 || command -v clang || echo clang)
 FUZZ_SECONDS ?= 20
 # Extra libFuzzer options for `make fuzz`, e.g. FUZZ_ARGS=-jobs=2
 FUZZ_ARGS    ?=
-FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/bzpack -Itools/reference \
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -D_POSIX_C_SOURCE=200809L $(INCLUDES) -Itools/packer -Itools/compress -Itools/bench -Itools/reference \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # One libFuzzer target per decoder family, tests/fuzz_<f>.c, differential
 # against the reference library.  FUZZ_SRCS_<f>: the decoders it links;
@@ -61,7 +61,7 @@ FUZZ_SRCS_lz4 := decode/lz4_decode.c
 FUZZ_LIBS_lz4 := -llz4
 FUZZ_SRCS_lzo := decode/lzo_decode.c decode/lzo_rle_decode.c
 FUZZ_LIBS_lzo := -llzo2
-FUZZ_SEED_SRCS_lzo := tools/bzpack/compress_lzo_rle_opt.c
+FUZZ_SEED_SRCS_lzo := tools/compress/compress_lzo_rle_opt.c
 FUZZ_SRCS_gzip := decode/gzip_decode.c tests/gzip_decode_safe.c
 FUZZ_LIBS_gzip := -lz -ldeflate
 FUZZ_SRCS_xz := decode/lzma_decode.c decode/xz_decode.c
@@ -109,38 +109,50 @@ $(foreach f,$(FUZZERS),$(eval $(call FUZZ_RULES,$(f))))
 fuzz-build: $(foreach f,$(FUZZ_BUILDS),$(B)/fuzz/fuzz_$(f)) \
 	$(foreach f,$(FUZZERS),$(B)/fuzz/seeds/$(f).stamp)
 
-# Each fuzzer build ($$f: lz4, lz4_m32, ...): the seeds plus what earlier
+# Each fuzzer build (f: lz4, lz4_m32, ...): the seeds plus what earlier
 # runs found ($(B)/fuzz/corpus/, kept, one per fuzzer: both builds read
 # the same input format and add to it), FUZZ_SECONDS of fuzzing, this
-# run's crash files in $(B)/fuzz/crashes/$$f/.  A crash, a sanitizer
+# run's crash files in $(B)/fuzz/crashes/f/.  A crash, a sanitizer
 # report, a leak, a timeout or running out of memory makes libFuzzer exit
 # nonzero and `make fuzz` fail.  The summary line comes from libFuzzer's
 # own final statistics.  Replay a crash with the binary that found it:
 # $(B)/fuzz/fuzz_lz4_m32 CRASH-FILE
+#
+# FUZZ_JOBS (2) builds fuzz at a time, each on a core of its own for its
+# FUZZ_SECONDS; each one's lines are printed together when it ends, and
+# every build runs even when another failed.
+FUZZ_JOBS ?= 2
 fuzz: fuzz-build
-	@fail=0; for f in $(FUZZ_BUILDS); do \
-		base=$${f%_m32}; \
-		rm -rf $(B)/fuzz/crashes/$$f; \
-		mkdir -p $(B)/fuzz/corpus/$$base $(B)/fuzz/crashes/$$f; \
-		log=$(B)/fuzz/$$f.log; \
-		echo "fuzz $$f: $(FUZZ_SECONDS) s, log in $$log"; \
-		if $(B)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=$(B)/fuzz/crashes/$$f/ $(FUZZ_ARGS) \
-			$(B)/fuzz/corpus/$$base $(B)/fuzz/seeds/$$base > $$log 2>&1; then \
-			status=ok; \
-		else \
-			status=FAIL; fail=1; \
-		fi; \
-		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log | tail -n 1); \
-		rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$log | tail -n 1); \
-		cov=$$(grep -Eo 'cov: [0-9]+' $$log | tail -n 1); \
-		corp=$$(ls $(B)/fuzz/corpus/$$base | wc -l); \
-		crashes=$$(ls $(B)/fuzz/crashes/$$f | wc -l); \
-		echo "fuzz $$f: $$status: $${runs:-?} execs ($${rate:-?}/s), $${cov:-cov: ?}, corpus $$corp, crash files $$crashes"; \
-		if [ $$status = FAIL ]; then \
-			grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' $$log | head -n 5; \
-			ls $(B)/fuzz/crashes/$$f | sed "s|^|  $(B)/fuzz/crashes/$$f/|"; \
-		fi; \
-	done; exit $$fail
+	@$(MAKE) --no-print-directory -k -j$(FUZZ_JOBS) -Otarget $(addprefix fuzz-run-,$(FUZZ_BUILDS))
+
+# FUZZ_RUN_RULE f: one fuzzer build's run
+define FUZZ_RUN_RULE
+fuzz-run-$(1):
+	@f=$(1); base=$$$${f%_m32}; \
+	rm -rf $(B)/fuzz/crashes/$$$$f; \
+	mkdir -p $(B)/fuzz/corpus/$$$$base $(B)/fuzz/crashes/$$$$f; \
+	log=$(B)/fuzz/$$$$f.log; \
+	echo "fuzz $$$$f: $(FUZZ_SECONDS) s, log in $$$$log"; \
+	if $(B)/fuzz/fuzz_$$$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=$(B)/fuzz/crashes/$$$$f/ $(FUZZ_ARGS) \
+		$(B)/fuzz/corpus/$$$$base $(B)/fuzz/seeds/$$$$base > $$$$log 2>&1; then \
+		status=ok; \
+	else \
+		status=FAIL; \
+	fi; \
+	runs=$$$$(sed -n 's/^stat::number_of_executed_units: *//p' $$$$log | tail -n 1); \
+	rate=$$$$(sed -n 's/^stat::average_exec_per_sec: *//p' $$$$log | tail -n 1); \
+	cov=$$$$(grep -Eo 'cov: [0-9]+' $$$$log | tail -n 1); \
+	corp=$$$$(ls $(B)/fuzz/corpus/$$$$base | wc -l); \
+	crashes=$$$$(ls $(B)/fuzz/crashes/$$$$f | wc -l); \
+	echo "fuzz $$$$f: $$$$status: $$$${runs:-?} execs ($$$${rate:-?}/s), $$$${cov:-cov: ?}, corpus $$$$corp, crash files $$$$crashes"; \
+	if [ $$$$status = FAIL ]; then \
+		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' $$$$log | head -n 5; \
+		ls $(B)/fuzz/crashes/$$$$f | sed "s|^|  $(B)/fuzz/crashes/$$$$f/|"; \
+		exit 1; \
+	fi
+.PHONY: fuzz-run-$(1)
+endef
+$(foreach f,$(FUZZ_BUILDS),$(eval $(call FUZZ_RUN_RULE,$(f))))
 
 .PHONY: fuzz fuzz-build

@@ -1,6 +1,6 @@
 /* test_codecs.c - every codec of the packer's table, the same way.
  *
- * Linked with tools/bzpack/codecs.c, every compressor glue and every
+ * Linked with tools/compress/codecs.c, every compressor glue and every
  * decoder (tests/tests.mk derives the list from decode/codecs.def), so a
  * codec added there is tested here without an edit.  For each codec:
  *
@@ -16,7 +16,7 @@
  *              for an empty input, where nothing can be lost);
  *   bit flips  any status will do, but it must be a decode_status;
  *   in place   at the default level: the payload decodes in place at the
- *              offset tools/bzpack/inplace.c finds, and a grain below
+ *              offset tools/compress/inplace.c finds, and a grain below
  *              what it found as the minimum it does not.
  *
  * Every decoder call gets its own src, dst and workspace in mappings with
@@ -145,8 +145,8 @@ static void catch_crashes(void)
 }
 
 /* ---- deterministic PRNG (64-bit LCG, high bits) -------------------------
- * Not testlib's rng(): this one made the inputs these cases were written
- * for, and they stay the same. */
+ * Not testlib's rng(): the cases below are tuned to the inputs this
+ * generator makes, so it stays as it is. */
 
 static uint64_t lcg_state = 0x243F6A8885A308D3ull;
 
@@ -495,7 +495,7 @@ static void check_roundtrip(const struct codec *c, int level, const struct input
 	end_case(case_name);
 }
 
-/* The in-place margin (tools/bzpack/inplace.c): the payload at the offset
+/* The in-place margin (tools/compress/inplace.c): the payload at the offset
  * found decodes in place, exactly; and the simulation found a real
  * boundary: one grain below the minimum it found (the offset less its
  * slack), the output overtakes input not yet read and the decode goes

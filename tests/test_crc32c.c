@@ -4,7 +4,7 @@
  * the instruction path has no 8-byte form and takes 4 bytes at a time.
  *
  * On a CPU without SSE4.2 the instruction path cannot run: its checks are
- * reported as "skip: NAME: why" (ci/test-host.sh counts them), not left
+ * reported as "skip: NAME: why" (ci/tests/test-host.sh counts them), not left
  * out in silence. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* test_lzo.c - host unit test for decode/lzo_decode.c, decode/lzo_rle_decode.c
- * (the core in decode/lzo1x_core.h) and our compressor tools/bzpack/compress_lzo_rle_opt.c.
+ * (the core in decode/lzo1x_core.h) and our compressor tools/compress/compress_lzo_rle_opt.c.
  *
  *   - liblzo2's own streams (lzo1x_1, lzo1x_999) of many inputs: lzo_decode
  *     reproduces them, agrees with lzo1x_decompress_safe and with the

@@ -57,7 +57,7 @@ void end_casef(const char *fmt, ...)
 	end_case(name);
 }
 
-/* Said and counted, never an "ok": ci/test-host.sh turns the line into a
+/* Said and counted, never an "ok": ci/tests/test-host.sh turns the line into a
  * skip. */
 void skip_case(const char *name, const char *why)
 {

@@ -10,7 +10,7 @@
  *	end_case("case name");
  *
  * end_case prints "ok NAME" or "FAIL NAME: <first reason>"; skip_case
- * prints "skip: NAME: WHY" for a case that cannot run here (ci/test-host.sh
+ * prints "skip: NAME: WHY" for a case that cannot run here (ci/tests/test-host.sh
  * counts those as skips).  finish_tests prints the closing
  * "PROG: N passed, M failed, K skipped" line and gives the exit status.
  */

@@ -29,16 +29,16 @@
 #             with no library: the -m32 coverage of the codecs whose
 #             libraries have no installable i386 build (tests/tool_files.c)
 # and, native and ASan only,
-#   codecs    every codec of the packer's table (tools/bzpack/codecs.c):
+#   codecs    every codec of the packer's table (tools/compress/codecs.c):
 #             round trips at its min, default and max level, wrong sizes,
 #             truncations, bit flips, and the in-place margin
-#             (tools/bzpack/inplace.c) found and minimal (tests/test_codecs.c).  Not -m32: the
+#             (tools/compress/inplace.c) found and minimal (tests/test_codecs.c).  Not -m32: the
 #             compressors link the packer's libraries, and Debian's i386
 #             builds of them are not always installable beside the amd64
 #             ones (Multi-Arch: same wants equal versions, and security
 #             updates reach the two architectures at different times).
 #
-# ci/test-host.sh runs what `make host-tests-list` prints (what is built
+# ci/tests/test-host.sh runs what `make host-tests-list` prints (what is built
 # here) and fails on a missing binary.  The -m32 variants need gcc-multilib and
 # liblz4-dev:i386 (ci/deps.sh).
 #
@@ -96,7 +96,7 @@ REF_TOOL_CODECS := $(sort $(shell $(call REF_FIELDS,\5 \1) | sed -n 's/^[^-][^ ]
 # The glue: the table, one file per library, and what LZO-RLE's reference
 # is made of (our parser, tools/reference/lzo_ref.h).
 REF_SRCS        = tools/reference/reference.c $(foreach n,$(1),tools/reference/$(n).c) \
-	$(if $(filter lzo-rle,$(1)),tools/bzpack/compress_lzo_rle_opt.c)
+	$(if $(filter lzo-rle,$(1)),tools/compress/compress_lzo_rle_opt.c)
 
 # The differential test: every reference against our decoder of its codec
 # (tests/test_reference.c), -m32 with the references that have an i386
@@ -125,14 +125,14 @@ TEST_VARIANTS_xxh64 := native asan
 
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
-TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/bzpack/inplace.c \
+TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/compress/inplace.c \
 	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c))) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan
 
 # lzo and lzo-rle: one decoder core, both entry points, and our LZO-RLE
 # compressor, against liblzo2 and a byte-wise reference decoder.
-TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/bzpack/compress_lzo_rle_opt.c \
+TEST_SRCS_lzo     := tests/test_lzo.c decode/lzo_decode.c decode/lzo_rle_decode.c tools/compress/compress_lzo_rle_opt.c \
 	$(TESTLIB)
 TEST_LIBS_lzo     := -llzo2
 TEST_VARIANTS_lzo := $(TEST_VARIANTS)
@@ -195,13 +195,23 @@ HOST_TESTS += $(B)/tests/test_$(1)$(call test_suffix,$(2))
 endef
 $(foreach t,$(HOST_TEST_NAMES),$(foreach v,$(TEST_VARIANTS_$(t)),$(eval $(call TEST_BIN_RULE,$(t),$(v)))))
 
-# What ci/test-host.sh checks its own list against, one name a line.
+# A boot sector that checks each A20 method of the stub's stub/a20.inc on
+# its own (ci/tests/test-a20.sh boots it as a floppy).
+$(B)/tests/a20_boot.bin: tests/a20_boot.asm stub/a20.inc
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -Istub/ -MD $@.d -MP -o $@ $<
+all: $(B)/tests/a20_boot.bin
+
+# Every host test binary, built and not run (`make host-tests`).
+host-tests: $(HOST_TESTS)
+
+# What ci/tests/test-host.sh checks its own list against, one name a line.
 host-tests-list:
 	@printf '%s\n' $(notdir $(HOST_TESTS))
 
-# Build and run every host test the way CI does (ci/test-host.sh).
+# Build and run every host test the way CI does (ci/tests/test-host.sh).
 check-host: $(HOST_TESTS) $(TESTKERNELS)
-	@B=$(B) bash -c '. ci/lib.sh && . ci/test-host.sh && \
+	@B=$(B) bash -c '. ci/lib.sh && . ci/tests/test-host.sh && \
 		echo "$$PASSED passed, $$FAILED failed, $$SKIPPED skipped" && [ $$FAILED -eq 0 ]'
 
-.PHONY: host-tests-list check-host
+.PHONY: host-tests host-tests-list check-host

@@ -31,7 +31,7 @@
  *
  * A row whose tool is not installed prints "skip: tool_files: ROW: no
  * TOOL" and does not fail; if every row skipped, nothing was tested and
- * the exit status is 77, which ci/test-host.sh counts as a skip.
+ * the exit status is 77, which ci/tests/test-host.sh counts as a skip.
  * Prints "ok ..."/"FAIL ..." lines and "tool_files: N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>

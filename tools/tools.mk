@@ -1,19 +1,26 @@
-# Host tools: the packer (tools/bzpack/) and the build-time generators
-# (tools/gen/).  The native benchmark has its own tools/bench/bench.mk.
+# Host tools: the packer (tools/packer/: command line, kernel readers,
+# image layout, PE and signing), the codecs it compresses with
+# (tools/compress/), `bzpack bench` (tools/bench/bench_*.c) and the
+# build-time generators (tools/gen/).  The native benchmark, also in
+# tools/bench/, has its own tools/bench/bench.mk.
 
 $(B)/tools/gen_consts: tools/gen/gen_consts.c include/bzpack_format.h decode/codecs.def
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/gen/gen_consts.c
 
 # The packer's codec table and what it links: each codec's compressor
-# glue, tools/bzpack/compress_<ident>.c, and any file of its own it needs,
+# glue, tools/compress/compress_<ident>.c, and any file of its own it needs,
 # named compress_<ident>_*.c (a compressor of ours), with every decoder.
 # The host tests and the native benchmark link these too.
-CODEC_TABLE_SRCS := tools/bzpack/codecs.c tools/bzpack/util.c $(wildcard tools/bzpack/compress_*.c)
+CODEC_TABLE_SRCS := tools/compress/codecs.c tools/packer/util.c $(wildcard tools/compress/compress_*.c)
 
-# The packer: its own sources, the codec table, and the decoders and CRC
-# the stub runs (decode/).
-BZPACK_SRCS := $(wildcard tools/bzpack/*.c) decode/crc32c.c \
+# `bzpack bench`'s sources: tools/bench/ without the native benchmark's
+# two programs (bench.mk), which have main()s of their own.
+BENCH_CMD_SRCS := $(filter-out tools/bench/bench_native.c tools/bench/bench_seed.c,$(wildcard tools/bench/*.c))
+
+# The packer: its own sources, the codecs, `bzpack bench`, and the
+# decoders and CRC the stub runs (decode/).
+BZPACK_SRCS := $(wildcard tools/packer/*.c tools/compress/*.c) $(BENCH_CMD_SRCS) decode/crc32c.c \
 	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))
 BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/stubs_blob.o
 
@@ -27,7 +34,7 @@ $(B)/host/stubs_blob.o: $(B)/gen/stubs.S $(STUB_BINS)
 	$(CC) -c -Wa,-I$(B) -o $@ $(B)/gen/stubs.S
 
 # The codecs' compressors (liblz4, ...), and the libraries that read the
-# payloads of existing bzImages (tools/bzpack/bzimage.c, linux_codecs.c);
+# payloads of existing bzImages (tools/packer/bzimage.c, linux_codecs.c);
 # libcrypto signs and checks Authenticode signatures (sign.c).
 BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2 -lcrypto
 

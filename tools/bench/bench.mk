@@ -1,6 +1,6 @@
 # bench.mk - `make bench-native`: our decoders, compiled for the host the
 # way the stub compiles them, against the reference libraries on the same
-# inputs (tools/bench/bench_native.c, run by ci/bench-native.sh).  Included by
+# inputs (tools/bench/bench_native.c, run by ci/benchmarks/bench-native.sh).  Included by
 # the top Makefile; uses B, CC, CODECS, HOST_CFLAGS, STUB_CFLAGS and
 # TESTKERNELS.
 #
@@ -8,8 +8,8 @@
 #   $(B)/tools/bench_seed       the seed's experiment (`make bench-seed`,
 #                               which bench-native runs too)
 #   $(B)/tools/bench/           their decoder objects and compressor digests
-#   $(B)/bench/native.json      their results (ci/bench-native.sh,
-#                               ci/bench-seed.sh, ci/nativejson.py)
+#   $(B)/bench/native.json      their results (ci/benchmarks/bench-native.sh,
+#                               ci/benchmarks/bench-seed.sh, ci/benchmarks/nativejson.py)
 #   $(B)/bench/native-cache/    compressed inputs, reused between runs
 #
 # `make bench-native EXTRA_STUB_CFLAGS=-fno-builtin` measures what losing
@@ -47,14 +47,14 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 # the key of its cached compressed inputs, so that editing the glue (a new
 # default level, another library call) recompresses instead of timing the
 # old bytes.  A codec's glue may have a compressor of its own beside it,
-# tools/bzpack/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
+# tools/compress/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
 # Rewritten only when it changes, like the flags stamp.
-$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/bzpack/compress_$(c).c) \
-		$(wildcard tools/bzpack/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
+$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/compress/compress_$(c).c) \
+		$(wildcard tools/compress/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
 	@mkdir -p $(@D)
 	@for c in $(CODECS); do \
 		printf '#define BENCH_DIGEST_%s "%s"\n' $$c \
-			"$$(cat tools/bzpack/compress_$$c.c $$(ls tools/bzpack/compress_$${c}_opt.c 2>/dev/null) | \
+			"$$(cat tools/compress/compress_$$c.c $$(ls tools/compress/compress_$${c}_opt.c 2>/dev/null) | \
 				sha256sum | cut -c1-16)"; \
 	done > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -84,12 +84,12 @@ $(B)/tools/bench_seed: $(B)/tools/bench_seed.o $(BENCH_DECODE_OBJS) $(BENCH_CODE
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(B)/tools/bench_seed $(TESTKERNELS)
-	@B=$(B) bash ci/bench-native.sh
+	@B=$(B) bash ci/benchmarks/bench-native.sh
 
-# The seed's experiment alone (ci/bench-seed.sh): the "seed" section of
+# The seed's experiment alone (ci/benchmarks/bench-seed.sh): the "seed" section of
 # $(B)/bench/native.json, README's seed table, docs/seed.svg.
 bench-seed: $(B)/tools/bench_seed
-	@B=$(B) bash ci/bench-seed.sh
+	@B=$(B) bash ci/benchmarks/bench-seed.sh
 
 .PHONY: bench-native bench-seed bench-native-flags-check
 bench-native-flags-check: ;

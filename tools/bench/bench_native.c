@@ -17,7 +17,7 @@
  *   -k LIST      only these rows: comma-separated labels, codecs or
  *                reference names (e.g. "lz4,memcpy")
  *
- * The rows: one per codec of the packer's table (tools/bzpack/codecs.c,
+ * The rows: one per codec of the packer's table (tools/compress/codecs.c,
  * that is decode/codecs.def) paired with each reference decoder known for
  * its name (refs[] below), or alone when none is; then one row per
  * reference whose codec we do not have yet, compressed by the reference

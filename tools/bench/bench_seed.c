@@ -5,7 +5,7 @@
  *
  * usage: bench_seed [-o JSON] [-p PAGES] [-t SECONDS] [-n REPS]
  *   -o JSON     also write the results there (the "seed" section that
- *               ci/nativejson.py puts into build/bench/native.json)
+ *               ci/benchmarks/nativejson.py puts into build/bench/native.json)
  *   -p PAGES    pages per zero fraction (default 1024: 4 MiB)
  *   -t SECONDS  time each decoder on each corpus for at least this long
  *               (default 0.3)

@@ -94,7 +94,7 @@ static int check_setup_lists(void)
 }
 
 /* The packer's stubs, one blob per codec, word size and flags, and a
- * table the packer looks them up in (tools/bzpack/stubs.c): id, bits,
+ * table the packer looks them up in (tools/packer/stubs.c): id, bits,
  * flags, start, end. */
 static void print_stubs(void)
 {

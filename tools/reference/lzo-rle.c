@@ -1,5 +1,5 @@
 /* lzo-rle.c - LZO-RLE has no library: the compressor is the packer's own
- * (tools/bzpack/compress_lzo_rle_opt.c) and the reference decoder the
+ * (tools/compress/compress_lzo_rle_opt.c) and the reference decoder the
  * byte-at-a-time one written from Linux's Documentation/staging/lzo.rst
  * (lzo_ref.h), independent of decode/lzo1x_core.h. */
 #include "compress_lzo_rle_opt.h"
