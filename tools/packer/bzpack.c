@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	 * (Looked for first, since getopt_long fixes each option's arity.) */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--extract") == 0 || strcmp(argv[i], "-x") == 0)
-			for (struct option *o = (struct option *)options; o->name; o++)
+			for (struct option *o = options; o->name; o++)
 				if (o->val == 'N')
 					o->has_arg = no_argument;
 
