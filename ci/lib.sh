@@ -53,3 +53,16 @@ boot() {
 	fail "$name" "QEMU exit status $got, expected $want; serial: $(tr '\n' '|' < "$log" | cut -c1-300)"
 	return 1
 }
+
+# payload_middle IMAGE: the file offset of the middle of a bzpack image's
+# payload, from --info (what follows the payload, the ELF record and any
+# embedded section, is no part of it); nothing and status 1 if --info
+# gives no real-mode size or payload.
+payload_middle() {
+	local info rm off len
+	info=$($BZPACK --info "$1") || return 1
+	rm=$(sed -n 's/^real-mode: *\([0-9]*\) bytes.*/\1/p' <<< "$info")
+	read -r off len < <(sed -n 's/^payload: *offset \(0x[0-9a-f]*\) in the protected-mode part, \([0-9]*\) bytes.*/\1 \2/p' <<< "$info")
+	[ -n "$rm" ] && [ -n "$len" ] || return 1
+	echo $((rm + off + len / 2))
+}

@@ -52,11 +52,13 @@ check "packing is reproducible" cmp -s "$T/again.img" "$T/testkern64-lz4.img"
 for bits in 32 64; do
 	img=$T/damaged$bits.img
 	cp "$T/testkern$bits-lz4.img" "$img"
-	size=$(stat -c %s "$img")
-	offset=$((size - 4096))            # inside the payload, past every header
-	printf '\xff\x00\x55' | dd of="$img" bs=1 seek=$offset conv=notrunc status=none
 	log=$T/damaged$bits.log
 	name="damaged payload ($bits-bit) stops with bzpack: error"
+	if ! offset=$(payload_middle "$img"); then
+		fail "$name" "bzpack --info gave no real-mode size or payload offset"
+		continue
+	fi
+	printf '\xff\x00\x55' | dd of="$img" bs=1 seek="$offset" conv=notrunc status=none
 	boot "$name" 100 "$img" "$log" -d -t 30 || continue
 	if grep -q "^testkern:" "$log"; then
 		fail "$name" "the kernel ran"

@@ -146,17 +146,11 @@ fi
 # (its shell here, Boot0002 after the -kernel or disk entry).
 img=$T/efi-damaged.img
 cp "$img64" "$img"
-# In the payload's middle, from --info: what follows the payload (the ELF
-# record, padding, an embedded .cmdline) is no part of it.
-efi_info=$($BZPACK --info "$img")
-efi_rm=$(sed -n 's/^real-mode: *\([0-9]*\) bytes.*/\1/p' <<< "$efi_info")
-efi_po=$(sed -n 's/^payload: *offset \(0x[0-9a-f]*\) in the protected-mode part, \([0-9]*\) bytes.*/\1 \2/p' <<< "$efi_info")
-read -r efi_poff efi_plen <<< "$efi_po"
 log=$T/efi-damaged.log
 name="efi: damaged payload under OVMF: bzpack: error:, back to the firmware"
-if [ -z "$efi_rm" ] || [ -z "$efi_plen" ]; then
+if ! efi_at=$(payload_middle "$img"); then
 	fail "$name" "bzpack --info gave no real-mode size or payload offset"
-elif ! printf '\xff\x00\x55' | dd of="$img" bs=1 seek=$((efi_rm + efi_poff + efi_plen / 2)) conv=notrunc status=none; then
+elif ! printf '\xff\x00\x55' | dd of="$img" bs=1 seek="$efi_at" conv=notrunc status=none; then
 	fail "$name" "could not damage the copy"
 elif boot "$name" 0 "$img" "$log" -U -N -t 90 -e "BdsDxe: (loading|starting) Boot0002"; then
 	if grep -aq "^testkern:" "$log"; then
