@@ -141,7 +141,7 @@ for spec in "amd64 64 64 1G" "amd64 64 64 1G 0x6000000" "amd64 64 64 6G 0x140000
 	img=$T/place-debian-$arch-lz4.img
 	initrd=$T/initrd-$arch.gz
 	log=$T/place-debian-$arch-$entry-${at:-default}.log
-	args="console=ttyS0 earlyprintk=ttyS0 panic=-1 nokaslr"
+	args="console=ttyS0 earlyprintk=ttyS0 panic=-1 no_timer_check nokaslr"
 	[ -n "$at" ] && args="$args testloader.load=$at"
 	[ "$entry" = 32 ] && args="$args testloader.entry=32"
 	[ -s "$initrd" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/$arch/busybox" "$initrd"
