@@ -61,7 +61,7 @@ include tests/tests.mk
 include tools/bench/bench.mk
 include tests/fuzz.mk
 
-all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS) $(GEN_FILES)
+all: $(B)/bzpack $(STUB_BINS) $(TESTKERNELS) $(HOST_TESTS) $(GEN_FILES) $(B)/tools/vcpu_icount.so
 
 # Objects depend on the flags they were built with: changing
 # EXTRA_STUB_CFLAGS rebuilds the stubs.

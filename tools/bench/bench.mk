@@ -93,3 +93,10 @@ bench-seed: $(B)/tools/bench_seed
 
 .PHONY: bench-native bench-seed bench-native-flags-check
 bench-native-flags-check: ;
+
+# The per-vCPU instruction counter (tools/bench/vcpu_icount.c), a QEMU TCG
+# plugin: a shared object QEMU loads with -plugin, so built -fPIC with
+# only its two entry symbols exported.  Part of `all`: the tests use it.
+$(B)/tools/vcpu_icount.so: tools/bench/vcpu_icount.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 $(WARN) -shared -fPIC -fvisibility=hidden -o $@ $<
