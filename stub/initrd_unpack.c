@@ -192,9 +192,12 @@ static const char *zstd_sizes(const uint8_t *p, uint64_t len, uint64_t *in, uint
 		unsigned fcs = fhd >> 6 ? fcs_bytes[fhd >> 6] : single;
 		if (!fcs)
 			return "zstd frame without its content size";
-		at += 5 + !single + dict_bytes[dict];
-		if (len - at < fcs + 3u)
+		/* Guards the content size and first block header reads (the
+		 * magic and descriptor took 5 of the 8 bytes checked above). */
+		uint64_t header = 5 + !single + dict_bytes[dict];
+		if (len - at < header + fcs + 3)
 			return "zstd piece truncated";
+		at += header;
 		uint64_t size = 0;
 		for (unsigned i = 0; i < fcs; i++)
 			size |= (uint64_t)p[at + i] << (8 * i);
