@@ -9,7 +9,8 @@
 # no decoder for (bzip2), a damaged gzip piece and auto in tight memory
 # (160M, a 40 MiB initrd) hand the original initrd over, with the reason
 # on the report line; the kernel still boots where it can.  The i386
-# test kernel takes the 32-bit stub through the same code.
+# test kernel takes the 32-bit stub through the same code, testkern64 the
+# -bcj-initrd stub, and its UEFI entry says it leaves the initrd alone.
 DEB=$B/debian
 IU_MARKER="^bzpack-initramfs: userspace reached"
 IU_CMDLINE="console=ttyS0 panic=-1 no_timer_check"
@@ -134,4 +135,29 @@ elif boot "initrd-unpack: testkern32 with a loader's gzip initrd" 33 "$tk" "$T/i
 	check "initrd-unpack: testkern32: report line $(iu_field "$T/iu-testkern32.log")" \
 		grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=gzip:$(stat -c %s "$ir.gzip")->$(stat -c %s "$ir.none"),cycles=" \
 		"$T/iu-testkern32.log"
+fi
+
+# The -bcj-initrd stub (testkern64, xz initrd): both fields, unpacked=
+# before unfilter=; and its UEFI entry, which does not decompress yet and
+# says so.
+tk=$T/iu-testkern64-bcj.img
+if ! out=$($BZPACK -q -c zstd --bcj --initrd-decompress=always -o "$tk" "$B/images/testkern64.elf" 2>&1); then
+	fail "initrd-unpack: pack testkern64 with --bcj --initrd-decompress=always" "$out"
+else
+	if boot "initrd-unpack: testkern64 --bcj with a loader's xz initrd" 33 "$tk" "$T/iu-testkern64-bcj.log" \
+			-m 256M -t 120 -i "$ir.xz"; then
+		check "initrd-unpack: testkern64 --bcj: report line $(iu_field "$T/iu-testkern64-bcj.log")" \
+			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=xz:$(stat -c %s "$ir.xz")->$(stat -c %s "$ir.none"),cycles=[0-9]+ unfilter=[0-9]+$CR?\$" \
+			"$T/iu-testkern64-bcj.log"
+	fi
+	# shellcheck source=ci/fixtures/ovmf.sh
+	. ci/fixtures/ovmf.sh
+	if why=$(ovmf_missing); then
+		skip "initrd-unpack: testkern64 --bcj under UEFI" "$why"
+	elif boot "initrd-unpack: testkern64 --bcj under UEFI" 33 "$tk" "$T/iu-testkern64-efi.log" -U -m 256M -t 180 \
+			-i "$ir.gzip"; then
+		check "initrd-unpack: under UEFI the original initrd, and why: $(iu_field "$T/iu-testkern64-efi.log")" \
+			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.gzip") unpacked=no\\(not on this entry\\) unfilter=" \
+			"$T/iu-testkern64-efi.log"
+	fi
 fi
