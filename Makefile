@@ -122,6 +122,12 @@ bench-bcj: deps all
 	@B=$(B) bash ci/benchmarks/bcj-table.sh
 readme-bcj:
 	@bash ci/readme-table.sh bcj-table $(B)/test/bcj-table.md
+# Time to /init with the kernel or the stub decompressing the initrd
+# (ci/benchmarks/initrd-table.sh), and the README table from its last run.
+bench-initrd: deps all
+	@B=$(B) bash ci/benchmarks/initrd-table.sh
+readme-initrd:
+	@bash ci/readme-table.sh initrd-table $(B)/test/initrd-table.md
 # The Layout table, from the tree and ci/layout.txt (ci/layout.sh).
 readme-layout:
 	@bash ci/layout.sh readme
@@ -161,7 +167,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj readme-layout FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-initrd readme-initrd readme-layout FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.

@@ -434,6 +434,15 @@ struct bzpack_header {
  * Only the -bcj stubs carry that code (stub/bcj.c), and only they accept
  * the flag; they accept no payload without it. */
 #define BZPACK_FLAG_X86         0x1u
+/* INITRD: the stub walks the initrd the kernel gets, as Linux's initramfs
+ * does, and hands over one uncompressed cpio in its place when every
+ * compressed piece decodes and checks (stub/initrd_unpack.c), if memory
+ * is plentiful (the rule there).  INITRD_ALWAYS (with INITRD) drops that
+ * rule: whenever the result fits in free RAM.  Only the -initrd stubs
+ * carry that code and the initrd decoders (gzip, xz, zstd); they accept
+ * no payload without INITRD. */
+#define BZPACK_FLAG_INITRD      0x2u
+#define BZPACK_FLAG_INITRD_ALWAYS 0x4u
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload

@@ -77,7 +77,7 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "payload codec does not match this stub's decoder";
 	/* Exactly this stub's: a flag it has no code for (the x86 filter in a
 	 * plain stub, one no stub knows), or a -bcj stub's without it. */
-	if (hdr->flags != STUB_FLAGS)
+	if ((hdr->flags & ~STUB_FLAGS_OPTIONAL) != STUB_FLAGS)
 		return "payload flags do not match this stub";
 	if (hdr->bits != 8 * sizeof(void *))
 		return "payload word size does not match this stub";
@@ -217,6 +217,8 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 		serial_puts("+");
 		serial_put_u64(bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32);
 	}
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
+		initrd_unpack_report(t->unpack);        /* unpacked=FORMAT:IN->OUT or no(why) */
 	if (STUB_FLAGS & BZPACK_FLAG_X86) {
 		serial_puts(" unfilter=");      /* the x86 un-filter's cycles, after decompress= */
 		serial_put_u64(t->unfilter);
@@ -270,6 +272,7 @@ struct finish {
 	struct kaslr where;
 	struct stub_times t;
 	unsigned initrds;               /* INITRD_*: what the kernel got */
+	struct initrd_unpack unpack;    /* -initrd stubs: the initrd decompressed */
 };
 
 /* 3 (the move), 4, 5, 6, 7.  Runs from wherever the stub is by now, so it
@@ -286,6 +289,10 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, &f->t, &detail);
 	if (why)
 		fail(why, detail);
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD) {
+		initrd_unpack_run(f->bp, &f->unpack, f->workspace);
+		f->t.unpack = &f->unpack;
+	}
 	stub_report(f->hdr, f->bp, &f->where, &f->t, f->initrds);
 	enter_kernel((uintptr_t)(f->kernel + (f->hdr->entry - f->hdr->out_addr)), f->bp);
 }
@@ -383,6 +390,10 @@ void stub_main(struct boot_params *bp, uint64_t t_start)
 		check_range(bp, "payload move", moved);
 	initrd_hand_over(bp, &initrd);
 	f.initrds = initrd.used;
+	/* The decompressed initrd, clear of all that and of the initrd (a
+	 * loader region now: memory.c avoids it). */
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
+		initrd_unpack_plan(bp, hdr, in_use, 5, &f.unpack);
 
 	/* i386 kernels move by the physical distance; x86_64 kernels find
 	 * their physical address themselves, and their table moves their

@@ -15,6 +15,9 @@
 #ifndef STUB_FLAGS
 #define STUB_FLAGS 0
 #endif
+/* Flags this stub accepts besides STUB_FLAGS: the -initrd stubs take
+ * INITRD with or without INITRD_ALWAYS. */
+#define STUB_FLAGS_OPTIONAL (STUB_FLAGS & BZPACK_FLAG_INITRD ? BZPACK_FLAG_INITRD_ALWAYS : 0u)
 /* The x86 un-filter over the decoded kernel (stub/bcj.c, -bcj stubs only). */
 void stub_unfilter_x86(uint8_t *kernel, size_t size);
 
@@ -42,6 +45,7 @@ struct stub_times {
 	uint64_t move, verify, decompress; /* cycles of each phase */
 	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
 	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
+	const struct initrd_unpack *unpack; /* -initrd stubs: what became of the initrd; NULL: not tried */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
@@ -138,6 +142,33 @@ const char *initrd_plan(const struct boot_params *bp, const struct bzpack_header
 			struct mem_range image, const struct mem_range *avoid, int n_avoid, struct initrd_plan *p);
 /* Carry the plan out and point bp's ramdisk fields at the result. */
 void initrd_hand_over(struct boot_params *bp, const struct initrd_plan *p);
+
+/* initrd_unpack.c (-initrd stubs only): the initrd the kernel gets,
+ * decompressed before it runs. */
+struct initrd_unpack {
+	const char *why;        /* NULL: unpacked (or to be); else why not */
+	const char *format;     /* the compressed piece's format, NULL before it is found */
+	uint8_t codec;          /* its decoder, enum bzpack_codec */
+	uint64_t in_at, in_size; /* the initrd as handed over; in_size 0: there is none */
+	uint64_t head;          /* its bytes before the compressed piece, copied as they are */
+	uint64_t piece_size;    /* the compressed piece's */
+	uint64_t unpacked_at, unpacked_size; /* where the piece's output starts in the result, its size */
+	uint64_t out_at, out_size; /* the result */
+	uint64_t cycles;        /* the decode's */
+};
+/* The decoders' workspace: the largest of gzip's, xz's and zstd's. */
+#define INITRD_UNPACK_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define INITRD_UNPACK_WORKSPACE                                                                        \
+	INITRD_UNPACK_MAX2(INITRD_UNPACK_MAX2(DECODE_WORKSPACE_gzip, DECODE_WORKSPACE_xz), DECODE_WORKSPACE_zstd)
+/* Walks the initrd bp points at and plans the result in free RAM clear
+ * of avoid[]; u->why says why not.  Reads memory.c: before any move. */
+void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header *hdr, const struct mem_range *avoid,
+			int n_avoid, struct initrd_unpack *u);
+/* Carries the plan out with the workspace (the kernel's decoder is done
+ * with it) and points bp at the result, or leaves bp alone and says why. */
+void initrd_unpack_run(struct boot_params *bp, struct initrd_unpack *u, void *workspace);
+/* " unpacked=..." on the report line. */
+void initrd_unpack_report(const struct initrd_unpack *u);
 
 static inline int ranges_overlap(struct mem_range a, struct mem_range b)
 {

@@ -12,6 +12,15 @@ STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o 
 STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
+# An -initrd stub (<codec>[-bcj]-initrd-<bits>.bin) decompresses the
+# initrd before the kernel runs (bzpack --initrd-decompress): main.c built
+# again with BZPACK_FLAG_INITRD in STUB_FLAGS, stub/initrd_unpack.c, and
+# the decoders of the formats it takes, besides the codec's own.
+INITRD_CODECS    := gzip xz zstd
+STUB_INITRD_OBJS = $(addprefix $(B)/stub/$(2)/,main$(1)-initrd.o memory.o kaslr.o initrd.o initrd_unpack.o serial.o \
+	string.o decode/crc32c.o $(if $(1),bcj.o))
+STUB_INITRD_CODEC_OBJS = $(B)/stub/$(2)/codec-$(1).o \
+	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(sort $(foreach c,$(1) $(INITRD_CODECS),$(call CODEC_SRCS,$(c)))))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
 STUB_EFI_OBJS_32 :=
@@ -25,12 +34,13 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o initrd.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o main-initrd.o main-bcj-initrd.o \
+	memory.o kaslr.o initrd.o initrd_unpack.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin \
-	$(B)/stub/$(c)-bcj-$(w).bin))
+	$(B)/stub/$(c)-bcj-$(w).bin $(B)/stub/$(c)-initrd-$(w).bin $(B)/stub/$(c)-bcj-initrd-$(w).bin))
 GEN_INC   := $(B)/gen/bzpack_format.inc
 
 $(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
@@ -49,6 +59,12 @@ $(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
 $(B)/stub/$(1)/main-bcj.o: stub/main.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_X86 -c -o $$@ $$<
+$(B)/stub/$(1)/main-initrd.o: stub/main.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_INITRD -c -o $$@ $$<
+$(B)/stub/$(1)/main-bcj-initrd.o: stub/main.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) '-DSTUB_FLAGS=(BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD)' -c -o $$@ $$<
 $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
@@ -86,6 +102,15 @@ $(B)/stub/$(1)-bcj-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_BCJ_OBJS,$(2)) $(
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_bcj_rule,$(c),$(w)))))
+# stub_initrd_rule codec bits bcj: bcj is -bcj or empty.
+define stub_initrd_rule
+$(B)/stub/$(1)$(3)-initrd-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_INITRD_OBJS,$(3),$(2)) $(call STUB_INITRD_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
+		--build-id=none -z noexecstack -L$(B)/gen \
+		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
+endef
+$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_initrd_rule,$(c),$(w),)) \
+	$(eval $(call stub_initrd_rule,$(c),$(w),-bcj))))
 
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf

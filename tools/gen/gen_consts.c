@@ -37,7 +37,7 @@ static const struct constant constants[] = {
 	C(BZPACK_ENTRY_16), C(BZPACK_ENTRY_32), C(BZPACK_ENTRY_64),
 	C(BZPACK_LOAD_ADDR), C(BOOT_PARAMS_SIZE), C(E820_MAX_ENTRIES), C(E820_TYPE_RAM),
 	{ "E820_ENTRY_SIZE", sizeof(struct e820_entry) },
-	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FLAG_X86), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
+	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FLAG_X86), C(BZPACK_FLAG_INITRD), C(BZPACK_FLAG_INITRD_ALWAYS), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
 	C(BZPACK_SCRATCH_PML4), C(BZPACK_SCRATCH_PDPT), C(BZPACK_SCRATCH_PD),
 	C(BZPACK_SCRATCH_PD_HIGH), C(BZPACK_SCRATCH_TABLES_END),
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
@@ -116,14 +116,16 @@ static void print_stubs(void)
 	       ".endm\n\n"
 	       "\t.global stub_setup, stub_setup_end\n"
 	       "\tblob stub_setup, \"stub/setup.bin\"\n");
-	/* Each codec and word size twice: the plain stub, then the -bcj one
+	/* Each codec and word size four times: the plain stub, the -bcj one
 	 * (stub/stub.mk) for payloads with BZPACK_FLAG_X86. */
 	static const struct { const char *suffix; unsigned flags; } kinds[] = {
-		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 },
+		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 }, { "-initrd", BZPACK_FLAG_INITRD },
+		{ "-bcj-initrd", BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD },
 	};
+	const size_t n_kinds = sizeof(kinds) / sizeof(kinds[0]);
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < 2; k++)
+			for (size_t k = 0; k < n_kinds; k++)
 				printf("\tblob stub_%s_%d_f%u, \"stub/%s%s-%d.bin\"\n", codecs[c].ident,
 				       bits[w], kinds[k].flags, codecs[c].ident, kinds[k].suffix, bits[w]);
 	printf("\n\t.section .data.rel.ro.stub_table, \"aw\"\n"
@@ -132,12 +134,12 @@ static void print_stubs(void)
 	       "stub_table:\t\t/* struct stub_entry: u32 codec, bits, flags, 0; start, end */\n");
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < 2; k++)
+			for (size_t k = 0; k < n_kinds; k++)
 				printf("\t.long %u, %d, %u, 0\n\t.dc.a stub_%s_%d_f%u, stub_%s_%d_f%u_end\n",
 				       codecs[c].id, bits[w], kinds[k].flags, codecs[c].ident, bits[w],
 				       kinds[k].flags, codecs[c].ident, bits[w], kinds[k].flags);
 	printf("stub_table_count:\n\t.long %zu\n\n"
-	       "\t.section .note.GNU-stack, \"\", @progbits\n", 4 * n);
+	       "\t.section .note.GNU-stack, \"\", @progbits\n", 2 * n_kinds * n);
 }
 
 int main(int argc, char **argv)

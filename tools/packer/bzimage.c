@@ -264,8 +264,9 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		failed(info, err, "bzpack header: unknown codec %u", h->codec);
 	if (h->bits != 32 && h->bits != 64)
 		failed(info, err, "bzpack header: bits is %u", h->bits);
-	if (h->flags & ~BZPACK_FLAG_X86)
-		failed(info, err, "bzpack header: unknown flags 0x%x", h->flags & ~BZPACK_FLAG_X86);
+	if (h->flags & ~(BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS) ||
+	    (h->flags & (BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS)) == BZPACK_FLAG_INITRD_ALWAYS)
+		failed(info, err, "bzpack header: unknown flags 0x%x", h->flags);
 	if (h->payload_size != info->payload_length)
 		failed(info, err, "bzpack header: payload of %u bytes, setup header says %u",
 		       h->payload_size, info->payload_length);

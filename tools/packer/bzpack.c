@@ -83,6 +83,11 @@ static void usage(FILE *out)
 		"      --bcj           run the kernel through the x86 branch filter (xz's BCJ)\n"
 		"                      before compressing, with any codec: calls and jumps\n"
 		"                      compress better; the stub un-filters after decoding\n"
+		"      --initrd-decompress=auto|always|off\n"
+		"                      the stub decompresses a gzip, xz or zstd initrd (embedded\n"
+		"                      or the loader's) before the kernel runs: auto when RAM is\n"
+		"                      plentiful, always when it fits; off (default) leaves it\n"
+		"                      to the kernel and keeps the stub small\n"
 		"                      (auto tries each codec with and without it; xz has it\n"
 		"                      inside its own stream)\n"
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
@@ -359,6 +364,7 @@ int main(int argc, char **argv)
 		{ "sign-key", required_argument, 0, 'K' },
 		{ "sign-cert", required_argument, 0, 'Z' },
 		{ "bcj", no_argument, 0, 'X' },
+		{ "initrd-decompress", required_argument, 0, 'D' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
@@ -366,6 +372,7 @@ int main(int argc, char **argv)
 	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	int bcj = 0;                            /* --bcj */
+	uint32_t initrd_flags = 0;              /* --initrd-decompress: BZPACK_FLAG_INITRD* */
 	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
 	const char *sign_key = NULL, *sign_cert = NULL, *osrel_path = NULL, *uname = NULL;
 	static char *initrds[MAX_INITRDS];
@@ -429,6 +436,16 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			bcj = 1;
+			break;
+		case 'D':
+			if (strcmp(optarg, "off") == 0)
+				initrd_flags = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				initrd_flags = BZPACK_FLAG_INITRD;
+			else if (strcmp(optarg, "always") == 0)
+				initrd_flags = BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS;
+			else
+				return usage_error("--initrd-decompress takes auto, always or off, not '%s'", optarg);
 			break;
 		case 'v':
 			verbose = 1;
@@ -495,6 +512,8 @@ int main(int argc, char **argv)
 		return usage_error("--storage-mbps and --cpu-scale go with --codec auto");
 	if (bcj && pick)
 		return usage_error("--codec auto tries each codec with and without --bcj: give one or the other");
+	if (initrd_flags && (info || unpack))
+		return usage_error("--initrd-decompress is for packing, not --%s", info ? "info" : "extract");
 	if (bcj && (info || unpack))
 		return usage_error("--bcj is for packing, not --%s", info ? "info" : "extract");
 	if (pick && level != LEVEL_DEFAULT)
@@ -609,6 +628,9 @@ int main(int argc, char **argv)
 	if (osrel_path && read_file(osrel_path, &extras.osrel, &err) < 0)
 		goto out;
 	culprit = input;
+	/* After compression: the flags say what the stub does with the
+	 * initrd, nothing about the payload. */
+	k.flags |= initrd_flags;
 	if (image_build(&k, codec, pick ? LEVEL_DEFAULT : level, &payload, &extras, &sbat, autos.progress, &image, &layout, &err) < 0)
 		goto out;
 	if (sign_key) {

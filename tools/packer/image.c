@@ -24,6 +24,7 @@
 #include "bzpack_format.h"
 #include "codecs.h"
 #include "crc32c.h"
+#include "decode.h"
 #include "xxh64.h"
 #include "inplace.h"
 #include "pe.h"
@@ -55,12 +56,23 @@ static void write_elf_record(uint8_t *dst, const struct kernel *k, int level)
 	memcpy(dst + sizeof(r), k->elf.ph, (size_t)k->elf.phnum * sizeof(k->elf.ph[0]));
 }
 
+/* What the initrd's decoders need (stub/initrd_unpack.c, stub/stub.mk's
+ * INITRD_CODECS). */
+static const uint64_t initrd_workspaces[] = { DECODE_WORKSPACE_gzip, DECODE_WORKSPACE_xz, DECODE_WORKSPACE_zstd };
+
 static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
 		uint64_t setup_size, const struct buffer *payload, uint64_t prot_size, int progress,
 		struct image_layout *l, struct error *err)
 {
 	memset(l, 0, sizeof(*l));
-	l->workspace_size = align_up(codec->workspace_size, BZPACK_WORKSPACE_ALIGN);
+	/* An -initrd stub runs the initrd's decoders in the same workspace
+	 * after the kernel's (stub/initrd_unpack.c). */
+	uint64_t workspace = codec->workspace_size;
+	if (k->flags & BZPACK_FLAG_INITRD)
+		for (size_t i = 0; i < sizeof(initrd_workspaces) / sizeof(initrd_workspaces[0]); i++)
+			if (initrd_workspaces[i] > workspace)
+				workspace = initrd_workspaces[i];
+	l->workspace_size = align_up(workspace, BZPACK_WORKSPACE_ALIGN);
 	l->setup_size = setup_size;
 	l->stub_size = stub->size;
 	l->payload_size = payload->size;
@@ -268,7 +280,7 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		    struct image_layout *l, struct error *err)
 {
 	const char *cmdline = x->cmdline ? x->cmdline : "";
-	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags);
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags & ~BZPACK_FLAG_INITRD_ALWAYS);
 	char version[KERNEL_VERSION_MAX + 64];
 	struct stub_info si;
 

@@ -1,0 +1,163 @@
+# test-initrd-unpack.sh - --initrd-decompress: the stub decompresses the
+# initrd before the kernel runs (stub/initrd_unpack.c).  Debian's amd64
+# kernel boots the marker initramfs (ci/fixtures/mkinitramfs.sh -T: /init
+# prints a checksum of the unpacked tree) compressed with gzip, xz and
+# zstd, from the loader and embedded, and an early cpio in front of a
+# compressed one, once with the kernel decompressing (--initrd-decompress
+# off) and once with the stub (always): the trees must be the same and
+# the report line must say unpacked=FORMAT:IN->OUT.  A format the stub has
+# no decoder for (bzip2), a damaged gzip piece and auto in tight memory
+# (160M, a 40 MiB initrd) hand the original initrd over, with the reason
+# on the report line; the kernel still boots where it can.  The i386
+# test kernel takes the 32-bit stub through the same code, testkern64 the
+# -bcj-initrd stub, and its UEFI entry says it leaves the initrd alone.
+DEB=$B/debian
+IU_MARKER="^bzpack-initramfs: userspace reached"
+IU_CMDLINE="console=ttyS0 panic=-1 no_timer_check"
+CR=$'\r'
+
+if ! bash ci/fixtures/fetch-debian.sh > "$T/iu-fetch-debian.log" 2>&1; then
+	fail "initrd-unpack: fetch Debian kernels" "$(tail -n 3 "$T/iu-fetch-debian.log" | tr '\n' ' ')"
+	return 0 2> /dev/null || exit 0
+fi
+
+# iu_field LOG: the report line's initrd= and unpacked= fields.
+iu_field() {
+	grep -a -m1 '^bzpack: codec=' "$1" | tr -d '\r' | grep -o ' initrd=[^ ]*\( unpacked=.*\)\?$'
+}
+# iu_tree LOG: the tree checksum /init printed.
+iu_tree() {
+	grep -a -m1 -o 'bzpack-initramfs: tree=[0-9a-f]*' "$1" | cut -d= -f2
+}
+# iu_boot NAME IMAGE LOG [qemu-boot.sh options]: boots to the marker.
+iu_boot() {
+	local name=$1 image=$2 log=$3
+	shift 3
+	boot "$name" 0 "$image" "$log" -e "$IU_MARKER" -t 240 -a "$IU_CMDLINE" "$@"
+}
+
+ir=$T/iu-ir
+for z in gzip xz zstd none bzip2; do
+	[ "$z" = bzip2 ] && continue
+	[ -s "$ir.$z" ] || bash ci/fixtures/mkinitramfs.sh -z "$z" -T "$DEB/amd64/busybox" "$ir.$z"
+done
+bzip2 -9 -c "$ir.none" > "$ir.bzip2"
+# An early cpio (as microcode is) in front of the compressed archive.
+early=$T/iu-early.cpio
+(d=$(mktemp -d) && mkdir -p "$d/kernel/x86/microcode" "$d/tags" && : > "$d/tags/early" &&
+	head -c 5000 /dev/zero | tr '\0' 'u' > "$d/kernel/x86/microcode/GenuineIntel.bin" &&
+	cd "$d" && find kernel tags | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > "$(realpath -m "$OLDPWD/$early")"
+	rm -rf "$d")
+cat "$early" "$ir.zstd" > "$ir.early-zstd"
+
+off=$T/iu-debian-off.img always=$T/iu-debian-always.img auto=$T/iu-debian-auto.img
+if ! out=$(pack_cached "$off" "$DEB/amd64/vmlinuz" -c lz4 2>&1) ||
+   ! out=$(pack_cached "$always" "$DEB/amd64/vmlinuz" -c lz4 --initrd-decompress=always 2>&1) ||
+   ! out=$(pack_cached "$auto" "$DEB/amd64/vmlinuz" -c lz4 --initrd-decompress=auto 2>&1); then
+	fail "initrd-unpack: pack Debian amd64 (off, always, auto)" "$out"
+	return 0 2> /dev/null || exit 0
+fi
+check "initrd-unpack: --initrd-decompress takes auto, always or off: a bad value says so, exit 2, nothing written" \
+	bash -c 'out=$("$1" --initrd-decompress=maybe -o "$2" "$3" 2>&1); [ $? -eq 2 ] && [ ! -e "$2" ] &&
+		head -n 1 <<<"$out" | grep -q "^bzpack: --initrd-decompress takes auto, always or off, not .maybe.$"' \
+	_ "$BZPACK" "$T/iu-bad.img" "$B/images/testkern64.elf"
+
+# The loader's initrd in each format, and the early cpio + zstd.
+for z in gzip xz zstd early-zstd; do
+	fmt=${z#early-}
+	name="initrd-unpack: Debian amd64, loader's $z initrd"
+	iu_boot "$name, kernel decompresses" "$off" "$T/iu-$z-off.log" -m 512M -i "$ir.$z" || continue
+	iu_boot "$name, stub decompresses" "$always" "$T/iu-$z-always.log" -m 512M -i "$ir.$z" || continue
+	want=$(iu_tree "$T/iu-$z-off.log") got=$(iu_tree "$T/iu-$z-always.log")
+	check "$name: the same tree both ways (${want:-none} = ${got:-none})" test -n "$want" -a "$want" = "$got"
+	size=$(stat -c %s "$ir.$z")
+	check "$name: report line $(iu_field "$T/iu-$z-always.log")" \
+		grep -aEq "^bzpack: codec=.* initrd=loader:0x[0-9a-f]+\\+[0-9]+ unpacked=$fmt:$size->[0-9]+,cycles=[0-9]+$CR?\$" \
+		"$T/iu-$z-always.log"
+done
+check "initrd-unpack: the early cpio reached the kernel with the unpacked archive (/tags: early initramfs)" \
+	grep -aEq "^bzpack-initramfs: tags=early initramfs $CR?\$" "$T/iu-early-zstd-always.log"
+
+# Embedded (xz): the same tree as the kernel's own unpacking of it.
+emb=$T/iu-debian-embedded.img
+if ! out=$(pack_cached "$emb" "$DEB/amd64/vmlinuz" -c lz4 --initrd-decompress=always --initrd "$ir.xz" 2>&1); then
+	fail "initrd-unpack: pack Debian amd64 with an embedded xz initrd" "$out"
+elif iu_boot "initrd-unpack: Debian amd64, embedded xz initrd, stub decompresses" "$emb" "$T/iu-emb.log" -m 512M; then
+	want=$(iu_tree "$T/iu-xz-off.log") got=$(iu_tree "$T/iu-emb.log")
+	check "initrd-unpack: embedded xz: the same tree as the kernel's unpacking (${want:-none} = ${got:-none})" \
+		test -n "$want" -a "$want" = "$got"
+	check "initrd-unpack: embedded xz: report line $(iu_field "$T/iu-emb.log")" \
+		grep -aEq "^bzpack: codec=.* initrd=embedded:0x[0-9a-f]+\\+[0-9]+ unpacked=xz:$(stat -c %s "$ir.xz")->" "$T/iu-emb.log"
+fi
+
+# auto with room: 512M for a 2 MiB initrd.
+if iu_boot "initrd-unpack: auto in 512M" "$auto" "$T/iu-auto.log" -m 512M -i "$ir.gzip"; then
+	check "initrd-unpack: auto in 512M unpacks: $(iu_field "$T/iu-auto.log")" \
+		grep -aEq " unpacked=gzip:[0-9]+->[0-9]+,cycles=" "$T/iu-auto.log"
+fi
+
+# What the stub hands over unchanged, and says why.
+if iu_boot "initrd-unpack: a bzip2 initrd" "$always" "$T/iu-bzip2.log" -m 512M -i "$ir.bzip2"; then
+	check "initrd-unpack: a bzip2 initrd goes to the kernel as it is: $(iu_field "$T/iu-bzip2.log")" \
+		grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.bzip2") unpacked=no\\(bzip2: no decoder for it in this image\\)$CR?\$" \
+		"$T/iu-bzip2.log"
+	want=$(iu_tree "$T/iu-gzip-off.log") got=$(iu_tree "$T/iu-bzip2.log")
+	check "initrd-unpack: the kernel unpacks the bzip2 initrd itself: the same tree" test -n "$want" -a "$want" = "$got"
+fi
+for z in gzip zstd; do
+	bad=$T/iu-damaged.$z
+	cp "$ir.$z" "$bad"
+	size=$(stat -c %s "$bad")
+	printf '\x5a' | dd of="$bad" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	log=$T/iu-damaged-$z.log
+	# The kernel gets the damaged original and may not get far: stop at
+	# the report line.
+	bash ci/qemu-boot.sh -m 512M -t 240 -a "$IU_CMDLINE" -i "$bad" -e "^bzpack: codec=" "$always" "$log"
+	check "initrd-unpack: a damaged $z piece: the original handed over, the reason said: $(iu_field "$log")" \
+		grep -aEq " initrd=loader:0x[0-9a-f]+\\+$size unpacked=no\\($z: [^)]+\\)$CR?\$" "$log"
+done
+
+# Tight memory: 160M, a 40 MiB initrd (incompressible, gzip): auto keeps
+# it as it is and the kernel boots.
+tight=$T/iu-tight.gz
+[ -s "$tight" ] || bash ci/fixtures/mkinitramfs.sh "$DEB/amd64/busybox" "$tight" 40
+if iu_boot "initrd-unpack: auto, 160M, a 40 MiB initrd" "$auto" "$T/iu-tight.log" -m 160M -i "$tight"; then
+	check "initrd-unpack: auto, 160M, a 40 MiB initrd: not unpacked: $(iu_field "$T/iu-tight.log")" \
+		grep -aEq " unpacked=no\\(gzip: auto: RAM below init_size \\+ initrd \\+ 4 x unpacked\\)$CR?\$" "$T/iu-tight.log"
+fi
+
+# The 32-bit stub: the i386 test kernel with a loader's gzip initrd.
+tk=$T/iu-testkern32.img
+if ! out=$($BZPACK -c lz4 --initrd-decompress=always -o "$tk" "$B/images/testkern32.elf" 2>&1); then
+	fail "initrd-unpack: pack testkern32 with --initrd-decompress=always" "$out"
+elif boot "initrd-unpack: testkern32 with a loader's gzip initrd" 33 "$tk" "$T/iu-testkern32.log" \
+		-q qemu-system-i386 -m 256M -t 120 -i "$ir.gzip"; then
+	check "initrd-unpack: testkern32: report line $(iu_field "$T/iu-testkern32.log")" \
+		grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=gzip:$(stat -c %s "$ir.gzip")->$(stat -c %s "$ir.none"),cycles=" \
+		"$T/iu-testkern32.log"
+fi
+
+# The -bcj-initrd stub (testkern64, xz initrd): both fields, unpacked=
+# before unfilter=; and its UEFI entry, which does not decompress yet and
+# says so.
+tk=$T/iu-testkern64-bcj.img
+if ! out=$($BZPACK -q -c zstd --bcj --initrd-decompress=always -o "$tk" "$B/images/testkern64.elf" 2>&1); then
+	fail "initrd-unpack: pack testkern64 with --bcj --initrd-decompress=always" "$out"
+else
+	if boot "initrd-unpack: testkern64 --bcj with a loader's xz initrd" 33 "$tk" "$T/iu-testkern64-bcj.log" \
+			-m 256M -t 120 -i "$ir.xz"; then
+		check "initrd-unpack: testkern64 --bcj: report line $(iu_field "$T/iu-testkern64-bcj.log")" \
+			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=xz:$(stat -c %s "$ir.xz")->$(stat -c %s "$ir.none"),cycles=[0-9]+ unfilter=[0-9]+$CR?\$" \
+			"$T/iu-testkern64-bcj.log"
+	fi
+	# shellcheck source=ci/fixtures/ovmf.sh
+	. ci/fixtures/ovmf.sh
+	if why=$(ovmf_missing); then
+		skip "initrd-unpack: testkern64 --bcj under UEFI" "$why"
+	elif boot "initrd-unpack: testkern64 --bcj under UEFI" 33 "$tk" "$T/iu-testkern64-efi.log" -U -m 256M -t 180 \
+			-i "$ir.gzip"; then
+		check "initrd-unpack: under UEFI the original initrd, and why: $(iu_field "$T/iu-testkern64-efi.log")" \
+			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.gzip") unpacked=no\\(not on this entry\\) unfilter=" \
+			"$T/iu-testkern64-efi.log"
+	fi
+fi
