@@ -4,12 +4,12 @@
 # and decode/<ident>_*.c (CODEC_SRCS in the top Makefile).  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
+STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o frames.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
 # A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
 # through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
 # with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
 # the header flag) and the un-filter, bcj.o.  The other stubs link neither.
-STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
+STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o frames.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
