@@ -59,8 +59,7 @@ const char *frames_run(struct frames_job *job, const char **detail)
 		while (__atomic_load_n(&job->status[i], __ATOMIC_ACQUIRE) == FRAME_PENDING)
 			PAUSE();
 
-	uint8_t seen[BZPACK_MAX_CPUS] = { 0 };
-	job->cpus = 0;
+	uint32_t seen = 0;              /* CPU n took a frame: bit n % 32 */
 	for (unsigned i = 0; i < job->count; i++) {
 		uint8_t s = job->status[i];
 		if (s == FRAME_BAD_CHECKSUM)
@@ -69,10 +68,10 @@ const char *frames_run(struct frames_job *job, const char **detail)
 			*detail = decode_status_name((enum decode_status)(s - FRAME_DECODE_FAILED));
 			return "decompression of a frame failed: ";
 		}
-		unsigned c = job->cpu[i];
-		job->cpus += c < BZPACK_MAX_CPUS && !seen[c];
-		if (c < BZPACK_MAX_CPUS)
-			seen[c] = 1;
+		seen |= 1u << (job->cpu[i] % 32);
 	}
+	/* Counted bit by bit: a popcount builtin would call libgcc. */
+	for (job->cpus = 0; seen; seen &= seen - 1)
+		job->cpus++;
 	return 0;
 }

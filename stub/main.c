@@ -75,9 +75,10 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
 		return "payload codec does not match this stub's decoder";
-	/* Exactly this stub's: a flag it has no code for (the x86 filter in a
-	 * plain stub, one no stub knows), or a -bcj stub's without it. */
-	if ((hdr->flags & ~BZPACK_FLAG_FRAMES) != STUB_FLAGS)
+	/* Exactly this stub's: a flag it has no code for (the x86 filter or
+	 * frames in a plain stub, one no stub knows), or a -bcj or -frames
+	 * stub's without it. */
+	if (hdr->flags != STUB_FLAGS)
 		return "payload flags do not match this stub";
 	if (hdr->bits != 8 * sizeof(void *))
 		return "payload word size does not match this stub";
@@ -267,7 +268,7 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 {
 	*detail = "";
 	t->check = crc->hw ? "crc32c-hw" : "xxh64";
-	if (hdr->flags & BZPACK_FLAG_FRAMES) {
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {
 		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, t, detail);
 		if (why)
 			return why;

@@ -9,9 +9,10 @@
 #include "decode.h"
 
 /* The header flags this stub carries the code for, and so accepts, and
- * requires: 0, or BZPACK_FLAG_X86 in the -bcj stubs, whose main.c is
- * built with -DSTUB_FLAGS=BZPACK_FLAG_X86 and which link stub/bcj.c
- * (stub/stub.mk).  The other stubs have not a byte of the filter. */
+ * requires: 0, or BZPACK_FLAG_X86 in the -bcj stubs, which link
+ * stub/bcj.c, BZPACK_FLAG_FRAMES in the -frames stubs, which link
+ * stub/frames.c, or both (stub/stub.mk builds main.c with
+ * -DSTUB_FLAGS=...).  The other stubs have not a byte of either. */
 #ifndef STUB_FLAGS
 #define STUB_FLAGS 0
 #endif

@@ -4,12 +4,27 @@
 # and decode/<ident>_*.c (CODEC_SRCS in the top Makefile).  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o frames.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
-# A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
-# through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
-# with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
-# the header flag) and the un-filter, bcj.o.  The other stubs link neither.
-STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o frames.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
+# A stub's kind: the header flags it carries the code for, and so accepts
+# and requires (main.c's STUB_FLAGS).  A -bcj stub (<codec>-bcj-<bits>.bin)
+# takes payloads the packer ran through the x86 filter (bzpack --bcj): it
+# links the un-filter, bcj.o; a -frames stub takes framed payloads
+# (bzpack --frames): it links the frame queue, frames.o; a -bcj-frames
+# stub both.  main.c is built once per kind, as main<suffix>.o with
+# -DSTUB_FLAGS=<flags>; the plain stub (main.o) links neither file.
+STUB_KINDS := plain bcj frames bcj-frames
+STUB_SUFFIX_plain      :=
+STUB_SUFFIX_bcj        := -bcj
+STUB_SUFFIX_frames     := -frames
+STUB_SUFFIX_bcj-frames := -bcj-frames
+STUB_KIND_FLAGS_bcj        := BZPACK_FLAG_X86
+STUB_KIND_FLAGS_frames     := BZPACK_FLAG_FRAMES
+STUB_KIND_FLAGS_bcj-frames := '(BZPACK_FLAG_X86|BZPACK_FLAG_FRAMES)'
+STUB_KIND_EXTRA_bcj        := bcj.o
+STUB_KIND_EXTRA_frames     := frames.o
+STUB_KIND_EXTRA_bcj-frames := bcj.o frames.o
+# STUB_KIND_OBJS kind bits
+STUB_KIND_OBJS = $(addprefix $(B)/stub/$(2)/,main$(STUB_SUFFIX_$(1)).o memory.o kaslr.o initrd.o serial.o \
+	string.o decode/crc32c.o $(STUB_KIND_EXTRA_$(1)))
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
@@ -19,18 +34,20 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # Cold code is built for size: it runs once per boot, and its time is
 # the firmware's and the serial port's, not ours.  The UEFI entry
 # (efi.c), the boot story and its report (main.c), the memory plan
-# (memory.c), KASLR (kaslr.c) and COM1 (serial.c).  -Oz (GCC 12) is -Os
+# (memory.c), KASLR (kaslr.c), COM1 (serial.c), and the frame queue
+# (frames.c: a few calls per frame, around the decoder's and the CRC's).  -Oz (GCC 12) is -Os
 # and fewer bytes per constant and call; switch statements as compares,
 # not tables of PIC offsets.  What the decompress and verify phases run
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o initrd.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,$(foreach k,$(STUB_KINDS),main$(STUB_SUFFIX_$(k)).o) \
+	frames.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
-STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin \
-	$(B)/stub/$(c)-bcj-$(w).bin))
+STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),\
+	$(B)/stub/$(c)$(STUB_SUFFIX_$(k))-$(w).bin)))
 GEN_INC   := $(B)/gen/bzpack_format.inc
 
 $(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
@@ -46,14 +63,18 @@ $(B)/stub/$(1)/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 $(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
-$(B)/stub/$(1)/main-bcj.o: stub/main.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_X86 -c -o $$@ $$<
 $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
 endef
 $(foreach w,$(BITS),$(eval $(call stub_objs,$(w))))
+# main<suffix>.o bits kind: main.c for a kind other than plain.
+define stub_main_obj
+$(B)/stub/$(1)/main$(STUB_SUFFIX_$(2)).o: stub/main.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=$(STUB_KIND_FLAGS_$(2)) -c -o $$@ $$<
+endef
+$(foreach w,$(BITS),$(foreach k,$(filter-out plain,$(STUB_KINDS)),$(eval $(call stub_main_obj,$(w),$(k)))))
 
 $(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
@@ -69,23 +90,16 @@ $(B)/stub/64/efi_entry.o: stub/efi_entry.asm stub/selfcheck.inc $(GEN_INC)
 LD_EMULATION_32 := elf_i386
 LD_EMULATION_64 := elf_x86_64
 
-# stub_rule codec bits.  -pie: see linker/stub.ld.  The stub becomes one
-# flat binary, so its ELF segments' permissions mean nothing (i386's
+# stub_rule codec bits kind.  -pie: see linker/stub.ld.  The stub becomes
+# one flat binary, so its ELF segments' permissions mean nothing (i386's
 # .got.plt makes one writable): no warning about them.
 define stub_rule
-$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+$(B)/stub/$(1)$(STUB_SUFFIX_$(3))-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_KIND_OBJS,$(3),$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
 		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
-$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))
-define stub_bcj_rule
-$(B)/stub/$(1)-bcj-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_BCJ_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
-	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
-		--build-id=none -z noexecstack -L$(B)/gen \
-		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
-endef
-$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_bcj_rule,$(c),$(w)))))
+$(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),$(eval $(call stub_rule,$(c),$(w),$(k))))))
 
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf

@@ -117,14 +117,17 @@ static void print_stubs(void)
 	       ".endm\n\n"
 	       "\t.global stub_setup, stub_setup_end\n"
 	       "\tblob stub_setup, \"stub/setup.bin\"\n");
-	/* Each codec and word size twice: the plain stub, then the -bcj one
-	 * (stub/stub.mk) for payloads with BZPACK_FLAG_X86. */
+	/* Each codec and word size once per stub kind (stub/stub.mk): the
+	 * plain stub, the -bcj one for payloads with BZPACK_FLAG_X86, the
+	 * -frames one for BZPACK_FLAG_FRAMES, the -bcj-frames one for both. */
 	static const struct { const char *suffix; unsigned flags; } kinds[] = {
-		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 },
+		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 }, { "-frames", BZPACK_FLAG_FRAMES },
+		{ "-bcj-frames", BZPACK_FLAG_X86 | BZPACK_FLAG_FRAMES },
 	};
+	const size_t n_kinds = sizeof(kinds) / sizeof(kinds[0]);
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < 2; k++)
+			for (size_t k = 0; k < n_kinds; k++)
 				printf("\tblob stub_%s_%d_f%u, \"stub/%s%s-%d.bin\"\n", codecs[c].ident,
 				       bits[w], kinds[k].flags, codecs[c].ident, kinds[k].suffix, bits[w]);
 	printf("\n\t.section .data.rel.ro.stub_table, \"aw\"\n"
@@ -133,12 +136,12 @@ static void print_stubs(void)
 	       "stub_table:\t\t/* struct stub_entry: u32 codec, bits, flags, 0; start, end */\n");
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < 2; k++)
+			for (size_t k = 0; k < n_kinds; k++)
 				printf("\t.long %u, %d, %u, 0\n\t.dc.a stub_%s_%d_f%u, stub_%s_%d_f%u_end\n",
 				       codecs[c].id, bits[w], kinds[k].flags, codecs[c].ident, bits[w],
 				       kinds[k].flags, codecs[c].ident, bits[w], kinds[k].flags);
 	printf("stub_table_count:\n\t.long %zu\n\n"
-	       "\t.section .note.GNU-stack, \"\", @progbits\n", 4 * n);
+	       "\t.section .note.GNU-stack, \"\", @progbits\n", n * 2 * n_kinds);
 }
 
 int main(int argc, char **argv)

@@ -275,13 +275,14 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		    struct image_layout *l, struct error *err)
 {
 	const char *cmdline = x->cmdline ? x->cmdline : "";
-	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags);
+	uint32_t flags = k->flags | (x->frames > 1 ? BZPACK_FLAG_FRAMES : 0);
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, flags);
 	char version[KERNEL_VERSION_MAX + 64];
 	struct stub_info si;
 
 	if (!stub.size)
-		return fail_with(err, "no %d-bit stub for codec %s%s", k->bits, codec->name,
-				 x86_filter_suffix(k->flags));
+		return fail_with(err, "no %d-bit stub for codec %s%s%s", k->bits, codec->name,
+				 x86_filter_suffix(k->flags), x->frames > 1 ? " in frames" : "");
 	if (read_stub_info(&stub, &si, err) < 0)
 		return -1;
 	if (k->elf.phnum < 1 || k->elf.phnum > BZPACK_ELF_PHDRS_MAX)
