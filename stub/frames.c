@@ -53,6 +53,9 @@ void frames_work(struct frames_job *job, unsigned cpu)
 
 const char *frames_run(struct frames_job *job, const char **detail)
 {
+	/* The other CPUs, when there are any, join here: each runs
+	 * frames_work(job, its number) while the boot CPU takes its share,
+	 * only when job->parallel (never in place). */
 	frames_work(job, 0);
 	/* Frames another CPU took may still be decoding. */
 	for (unsigned i = 0; i < job->count; i++)
