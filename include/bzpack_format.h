@@ -443,6 +443,16 @@ struct bzpack_header {
  * no payload without INITRD. */
 #define BZPACK_FLAG_INITRD      0x2u
 #define BZPACK_FLAG_INITRD_ALWAYS 0x4u
+/* FRAMES: the payload is a frame table (struct bzpack_frames) followed by
+ * the frames it lists, each a complete stream of the codec that decodes
+ * on its own to its range of the output; payload_crc and payload_xxh64
+ * then cover the table only, and each frame carries its own checksums,
+ * which the CPU that decodes it verifies.  Without it the payload is one
+ * stream, exactly as before frames existed.  Only the -frames stubs carry
+ * the frame queue (stub/frames.c); they accept no payload without it. */
+#define BZPACK_FLAG_FRAMES      0x8u
+/* Every flag a format-6 header may carry; any other bit is damage. */
+#define BZPACK_FLAGS_KNOWN      (BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS | BZPACK_FLAG_FRAMES)
 
 /* header_crc comes last so that it covers every other byte of the
  * header, and the header has no byte that no check covers.  (The payload
@@ -460,6 +470,72 @@ _Static_assert(__builtin_offsetof(struct bzpack_header, initrd) == 0x80, "initrd
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) == 0xb0, "header_crc");
 _Static_assert(__builtin_offsetof(struct bzpack_header, header_crc) + 4 == BZPACK_HEADER_SIZE,
 	       "header_crc must be the header's last field: it covers all the bytes before it");
+
+/* ---- the frame table (BZPACK_FLAG_FRAMES) ------------------------------
+ *
+ * At the payload's start.  The frames tile the payload after the table
+ * and the output, in order, without gaps or overlaps, so that frames
+ * decoded at once by several CPUs never write where another one reads or
+ * writes (bzpack_frames_check() holds both sides to it).  In place (the
+ * payload moved behind the output's end, main.c step 3) the stub decodes
+ * them one after the other in table order, the order the packer's
+ * in-place simulation ran: a frame's output may grow over the input of
+ * later frames only once those are read. */
+#define BZPACK_FRAMES_MAGIC     0x534d5246u /* "FRMS" */
+#define BZPACK_FRAMES_MAX       64      /* frames a table may list */
+#define BZPACK_MAX_CPUS         8       /* decoder workspaces the packer plans at most */
+
+struct bzpack_frame {
+	uint32_t in_offset;             /* 0x00: from the payload's start */
+	uint32_t in_size;               /* 0x04: compressed bytes */
+	uint32_t out_offset;            /* 0x08: from the output's start */
+	uint32_t out_size;              /* 0x0c: decompressed bytes */
+	uint32_t crc;                   /* 0x10: CRC32C of the compressed bytes */
+	uint32_t reserved;              /* 0x14: 0 */
+	uint64_t xxh64;                 /* 0x18: their XXH64, checked instead without SSE4.2 */
+} __attribute__((packed));
+
+struct bzpack_frames {
+	uint32_t magic;                 /* 0x00: BZPACK_FRAMES_MAGIC */
+	uint32_t count;                 /* 0x04: 2..BZPACK_FRAMES_MAX */
+	struct bzpack_frame frame[];    /* 0x08 */
+} __attribute__((packed));
+_Static_assert(sizeof(struct bzpack_frame) == 32, "bzpack_frame");
+_Static_assert(sizeof(struct bzpack_frames) == 8, "bzpack_frames");
+
+/* The table's size as its count says, 0 if the count cannot be right:
+ * what payload_crc covers (its bytes are not trusted before that). */
+static inline uint32_t bzpack_frames_size(const uint8_t *payload, uint32_t payload_size)
+{
+	const struct bzpack_frames *t = (const void *)payload;
+
+	if (payload_size < sizeof(*t) || t->count < 2 || t->count > BZPACK_FRAMES_MAX)
+		return 0;
+	uint32_t size = sizeof(*t) + t->count * (uint32_t)sizeof(t->frame[0]);
+	return size <= payload_size ? size : 0;
+}
+
+/* The table, once its checksum held: why it is no tiling of the payload
+ * after it and of out_size output bytes, or NULL. */
+static inline const char *bzpack_frames_check(const uint8_t *payload, uint32_t payload_size, uint32_t out_size)
+{
+	const struct bzpack_frames *t = (const void *)payload;
+	uint32_t size = bzpack_frames_size(payload, payload_size);
+	uint64_t in = size, out = 0;
+
+	if (!size || t->magic != BZPACK_FRAMES_MAGIC)
+		return "frame table: bad magic or frame count";
+	for (uint32_t i = 0; i < t->count; i++) {
+		const struct bzpack_frame *f = &t->frame[i];
+		if (f->in_offset != in || f->out_offset != out || !f->in_size || !f->out_size || f->reserved)
+			return "frame table: frames overlap or leave gaps";
+		in += f->in_size;
+		out += f->out_size;
+	}
+	if (in != payload_size || out != out_size)
+		return "frame table: frames do not cover the payload and the kernel";
+	return 0;
+}
 
 /* The run base R: where the kernel runs unless KASLR moves it, and what
  * scratch_offset, inplace_offset and init_size count from.  A kernel

@@ -75,8 +75,9 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 		return "setup header fields changed since packing (CRC32C)";
 	if (hdr->codec != stub_codec.id)
 		return "payload codec does not match this stub's decoder";
-	/* Exactly this stub's: a flag it has no code for (the x86 filter in a
-	 * plain stub, one no stub knows), or a -bcj stub's without it. */
+	/* Exactly this stub's: a flag it has no code for (the x86 filter,
+	 * frames or the initrd unpacker in a plain stub, one no stub knows),
+	 * or a -bcj, -frames or -initrd stub's without it. */
 	if ((hdr->flags & ~STUB_FLAGS_OPTIONAL) != STUB_FLAGS)
 		return "payload flags do not match this stub";
 	if (hdr->bits != 8 * sizeof(void *))
@@ -98,13 +99,10 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
  * instruction (0.15 instructions a byte in 64-bit mode, 0.27 in 32-bit
  * mode); without it XXH64, against the CRC32C tables' 3.25-3.5: 0.72 in
  * 64-bit mode, 2.72 in 32-bit mode, where each 64-bit multiply takes
- * three 32-bit ones (measured under -icount: README, "Integrity").
- * check, if not NULL: which ran, for the report line. */
-static int checksum_ok(const struct crc32c_table *crc, const uint8_t *p, uint32_t len,
-		       uint32_t want_crc, uint64_t want_xxh64, const char **check)
+ * three 32-bit ones (measured under -icount: README, "Integrity"). */
+int stub_checksum_ok(const struct crc32c_table *crc, const uint8_t *p, uint32_t len, uint32_t want_crc,
+		     uint64_t want_xxh64)
 {
-	if (check)
-		*check = crc->hw ? "crc32c-hw" : "xxh64";
 	if (crc->hw)
 		return crc32c_update(crc, 0, p, len) == want_crc;
 	return xxh64(p, len) == want_xxh64;
@@ -121,7 +119,7 @@ static const char *relocate(const struct bzpack_header *hdr, uint8_t *kernel, ui
 
 	if (!hdr->relocs_size)
 		return 0;
-	if (!checksum_ok(crc, table, hdr->relocs_size, hdr->relocs_crc, hdr->relocs_xxh64, 0))
+	if (!stub_checksum_ok(crc, table, hdr->relocs_size, hdr->relocs_crc, hdr->relocs_xxh64))
 		return crc->hw ? "relocation table checksum mismatch (CRC32C)" :
 				 "relocation table checksum mismatch (XXH64)";
 	enum relocs_status s = relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 0);
@@ -206,6 +204,10 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	}
 	serial_puts(" check=");         /* the payload checksum verify= ran */
 	serial_puts(t->check);
+	serial_puts(" frames=");        /* frames in the payload (1: one stream), and the CPUs that decoded them */
+	serial_put_u64(t->frames);
+	serial_puts(" cpus=");
+	serial_put_u64(t->cpus);
 	serial_puts(" initrd=");        /* none, or which (embedded, loader, both) and where: 0xADDR+SIZE */
 	if (!initrds) {
 		serial_puts("none");
@@ -226,23 +228,69 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	serial_puts("\n");
 }
 
+/* 4 and 5 for a framed payload: the table's checksum (payload_crc covers
+ * it alone) and tiling here, then each frame's checksum and decode by the
+ * CPU that takes it (frames.c).  verify= and decompress= are the frames'
+ * cycles summed. */
+static const char *unpack_frames(const struct bzpack_header *hdr, const struct crc32c_table *crc,
+				 const uint8_t *payload, uint8_t *out, void *workspace, int in_place,
+				 struct stub_times *t, const char **detail)
+{
+	struct frames_job job = { .payload = payload, .out = out, .crc = crc, .workspace = workspace,
+				  .parallel = !in_place };
+	uint32_t table_size = bzpack_frames_size(payload, hdr->payload_size);
+
+	if (!table_size || !stub_checksum_ok(crc, payload, table_size, hdr->payload_crc, hdr->payload_xxh64))
+		return crc->hw ? "frame table checksum mismatch (CRC32C)" : "frame table checksum mismatch (XXH64)";
+	const char *why = bzpack_frames_check(payload, hdr->payload_size, hdr->out_size);
+	if (why)
+		return why;
+	const struct bzpack_frames *table = (const void *)payload;
+	job.count = table->count;
+	memcpy(job.frame, table->frame, job.count * sizeof(job.frame[0]));
+	/* The packer plans workspaces in whole aligned strides. */
+	job.workspace_stride = (stub_codec.workspace_size + BZPACK_WORKSPACE_ALIGN - 1) &
+			       ~(uint32_t)(BZPACK_WORKSPACE_ALIGN - 1);
+	job.workspaces = job.workspace_stride ? hdr->workspace_size / job.workspace_stride : BZPACK_MAX_CPUS;
+	why = frames_run(&job, detail);
+	if (why)
+		return why;
+	for (unsigned i = 0; i < job.count; i++) {
+		t->verify += job.verify_cycles[i];
+		t->decompress += job.decode_cycles[i];
+	}
+	t->frames = job.count;
+	t->cpus = job.cpus;
+	return 0;
+}
+
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
-			struct stub_times *t, const char **detail)
+			int in_place, struct stub_times *t, const char **detail)
 {
-	uint64_t t1 = read_tsc();
-
 	*detail = "";
-	/* 4. */
-	if (!checksum_ok(crc, payload, hdr->payload_size, hdr->payload_crc, hdr->payload_xxh64, &t->check))
-		return crc->hw ? "payload checksum mismatch (CRC32C)" : "payload checksum mismatch (XXH64)";
-	uint64_t t2 = read_tsc();
-	enum decode_status status = stub_decode(payload, hdr->payload_size, out, hdr->out_size, workspace);
-	uint64_t t3 = read_tsc();
-	if (status != DECODE_OK) {
-		*detail = decode_status_name(status);
-		return "decompression failed: ";
+	t->check = crc->hw ? "crc32c-hw" : "xxh64";
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {
+		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, t, detail);
+		if (why)
+			return why;
+	} else {
+		/* 4. */
+		uint64_t t1 = read_tsc();
+		if (!stub_checksum_ok(crc, payload, hdr->payload_size, hdr->payload_crc, hdr->payload_xxh64))
+			return crc->hw ? "payload checksum mismatch (CRC32C)" : "payload checksum mismatch (XXH64)";
+		uint64_t t2 = read_tsc();
+		enum decode_status status = stub_decode(payload, hdr->payload_size, out, hdr->out_size, workspace);
+		uint64_t t3 = read_tsc();
+		if (status != DECODE_OK) {
+			*detail = decode_status_name(status);
+			return "decompression failed: ";
+		}
+		t->verify = t2 - t1;
+		t->decompress = t3 - t2;
+		t->frames = t->cpus = 1;
 	}
+	uint64_t t3 = read_tsc();
 	if (STUB_FLAGS & BZPACK_FLAG_X86) {
 		stub_unfilter_x86(out, hdr->out_size - hdr->relocs_size);
 		t->unfilter = read_tsc() - t3;
@@ -252,8 +300,6 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 		return why;
 	/* The bss, over the relocation table decompressed into it. */
 	memset(out + (hdr->out_size - hdr->relocs_size), 0, hdr->zero_size);
-	t->verify = t2 - t1;
-	t->decompress = t3 - t2;
 	return 0;
 }
 
@@ -286,7 +332,8 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	f->t.move = read_tsc() - t0;
 
 	const char *detail;
-	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, &f->t, &detail);
+	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, f->moved != 0,
+				      &f->t, &detail);
 	if (why)
 		fail(why, detail);
 	if (STUB_FLAGS & BZPACK_FLAG_INITRD) {

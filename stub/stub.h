@@ -9,9 +9,10 @@
 #include "decode.h"
 
 /* The header flags this stub carries the code for, and so accepts, and
- * requires: 0, or BZPACK_FLAG_X86 in the -bcj stubs, whose main.c is
- * built with -DSTUB_FLAGS=BZPACK_FLAG_X86 and which link stub/bcj.c
- * (stub/stub.mk).  The other stubs have not a byte of the filter. */
+ * requires: 0, or BZPACK_FLAG_X86 in the -bcj stubs, which link
+ * stub/bcj.c, BZPACK_FLAG_FRAMES in the -frames stubs, which link
+ * stub/frames.c, or both (stub/stub.mk builds main.c with
+ * -DSTUB_FLAGS=...).  The other stubs have not a byte of either. */
 #ifndef STUB_FLAGS
 #define STUB_FLAGS 0
 #endif
@@ -32,6 +33,45 @@ extern const struct stub_codec stub_codec;
 enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
 			       void *workspace);
 
+/* main.c: the payload's, a frame's or the relocation table's checksum:
+ * the CRC32C with the crc32 instruction, else the XXH64 (whichever this
+ * CPU computes cheaper); 1 if it matches. */
+int stub_checksum_ok(const struct crc32c_table *crc, const uint8_t *p, uint32_t len, uint32_t want_crc,
+		     uint64_t want_xxh64);
+
+/* frames.c: a framed payload (BZPACK_FLAG_FRAMES), decoded by as many
+ * CPUs as call frames_work().  The boot CPU fills a job, then calls
+ * frames_run(), which calls frames_work(job, 0) and waits for every frame.
+ * Another CPU joins by calling frames_work(job, cpu) with its own cpu
+ * number, 1 .. workspaces - 1, any time before frames_run() returns; but
+ * only when parallel is set: in place, frames must be decoded one after
+ * the other in table order (bzpack_format.h, "the frame table"). */
+#define FRAME_PENDING        0  /* status[]: not decoded (yet) */
+#define FRAME_OK             1
+#define FRAME_BAD_CHECKSUM   2
+#define FRAME_DECODE_FAILED  3  /* + enum decode_status */
+struct frames_job {
+	/* The table's entries, checked (checksum, tiling) and copied out of
+	 * the payload: in place, the first frames' output overwrites it. */
+	struct bzpack_frame frame[BZPACK_FRAMES_MAX];
+	unsigned count;
+	const uint8_t *payload;
+	uint8_t *out;
+	const struct crc32c_table *crc; /* read only: shared by every CPU */
+	uint8_t *workspace;             /* CPU n's decoder workspace: workspace + n * workspace_stride */
+	uint32_t workspace_stride;      /* 0: the decoder needs none, any CPU may decode */
+	unsigned workspaces;            /* how many the memory plan holds */
+	int parallel;                   /* other CPUs may join; 0 in place */
+	unsigned next;                  /* the queue: the next frame to take (atomic) */
+	unsigned cpus;                  /* frames_run(): how many CPUs decoded a frame */
+	uint8_t status[BZPACK_FRAMES_MAX];      /* FRAME_*, written last by the CPU that took it */
+	uint8_t cpu[BZPACK_FRAMES_MAX];         /* which CPU took it */
+	uint64_t verify_cycles[BZPACK_FRAMES_MAX], decode_cycles[BZPACK_FRAMES_MAX];
+};
+void frames_work(struct frames_job *job, unsigned cpu);
+/* NULL when every frame verified and decoded, else why not (and *detail). */
+const char *frames_run(struct frames_job *job, const char **detail);
+
 /* main.c: called by head_32.asm / head_64.asm; ends in enter_kernel. */
 __attribute__((noreturn)) void stub_main(struct boot_params *bp, uint64_t t_start);
 /* head_32.asm / head_64.asm: the boot protocol's hand-off to the kernel. */
@@ -46,17 +86,19 @@ struct stub_times {
 	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
 	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
 	const struct initrd_unpack *unpack; /* -initrd stubs: what became of the initrd; NULL: not tried */
+	unsigned frames, cpus;  /* frames in the payload (1: one stream), CPUs that decoded them */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
 			      const struct crc32c_table *crc);
 /* Verify the payload's checksum, decompress it to out (where the kernel
- * runs, or where the EFI entry stages it), check its relocation table and
+ * runs, or where the EFI entry stages it; in_place: the payload was moved
+ * behind the output's end, and its frames decode in order), check its relocation table and
  * apply it moved by delta (nothing when 0), clear the bss after it; fills
  * t->verify, t->check and t->decompress. */
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
-			struct stub_times *t, const char **detail);
+			int in_place, struct stub_times *t, const char **detail);
 struct kaslr;
 /* "bzpack: codec=... cycles=..." on COM1; where: where the kernel went;
  * initrds: INITRD_EMBEDDED | INITRD_LOADER, which the kernel got (at

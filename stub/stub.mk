@@ -4,23 +4,40 @@
 # and decode/<ident>_*.c (CODEC_SRCS in the top Makefile).  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
-# A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
-# through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
-# with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
-# the header flag) and the un-filter, bcj.o.  The other stubs link neither.
-STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
+# A stub's kind: the optional features it carries, and so the header
+# flags it accepts and requires (main.c's STUB_FLAGS).  The plain stub has
+# none; the others any set of
+#   bcj     the x86 un-filter, bcj.o, for payloads the packer ran through
+#           the filter (bzpack --bcj; BZPACK_FLAG_X86);
+#   frames  the frame queue, frames.o, for framed payloads (bzpack
+#           --frames; BZPACK_FLAG_FRAMES);
+#   initrd  the initrd unpacker, initrd_unpack.o, with the decoders of
+#           INITRD_CODECS besides the codec's own (bzpack
+#           --initrd-decompress; BZPACK_FLAG_INITRD).
+# A kind is named by its features joined with "-" in that order
+# (bcj-frames-initrd), its stubs <codec>-<kind>-<bits>.bin (plain:
+# <codec>-<bits>.bin), and its main.c main-<kind>.o, built with
+# -DSTUB_FLAGS=<its flags>.  tools/gen/gen_consts.c lists the same kinds.
+STUB_KINDS := plain bcj frames bcj-frames initrd bcj-initrd frames-initrd bcj-frames-initrd
+STUB_FEATURE_FLAG_bcj    := BZPACK_FLAG_X86
+STUB_FEATURE_FLAG_frames := BZPACK_FLAG_FRAMES
+STUB_FEATURE_FLAG_initrd := BZPACK_FLAG_INITRD
+STUB_FEATURE_OBJS_bcj    := bcj.o
+STUB_FEATURE_OBJS_frames := frames.o
+STUB_FEATURE_OBJS_initrd := initrd_unpack.o
+INITRD_CODECS := gzip xz zstd
+# stub_features kind, stub_suffix kind ("" or -<kind>), stub_kind_flags kind
+stub_features   = $(filter-out plain,$(subst -, ,$(1)))
+stub_suffix     = $(if $(call stub_features,$(1)),-$(1))
+stub_kind_flags = '(0$(foreach f,$(call stub_features,$(1)),|$(STUB_FEATURE_FLAG_$(f))))'
+# STUB_KIND_OBJS kind bits
+STUB_KIND_OBJS = $(addprefix $(B)/stub/$(2)/,main$(call stub_suffix,$(1)).o memory.o kaslr.o initrd.o serial.o \
+	string.o decode/crc32c.o $(foreach f,$(call stub_features,$(1)),$(STUB_FEATURE_OBJS_$(f))))
+# STUB_CODEC_OBJS codec bits kind: the codec's glue and decoder, and in an
+# initrd kind the initrd formats' decoders too.
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
-	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
-# An -initrd stub (<codec>[-bcj]-initrd-<bits>.bin) decompresses the
-# initrd before the kernel runs (bzpack --initrd-decompress): main.c built
-# again with BZPACK_FLAG_INITRD in STUB_FLAGS, stub/initrd_unpack.c, and
-# the decoders of the formats it takes, besides the codec's own.
-INITRD_CODECS    := gzip xz zstd
-STUB_INITRD_OBJS = $(addprefix $(B)/stub/$(2)/,main$(1)-initrd.o memory.o kaslr.o initrd.o initrd_unpack.o serial.o \
-	string.o decode/crc32c.o $(if $(1),bcj.o))
-STUB_INITRD_CODEC_OBJS = $(B)/stub/$(2)/codec-$(1).o \
-	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(sort $(foreach c,$(1) $(INITRD_CODECS),$(call CODEC_SRCS,$(c)))))
+	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(sort $(foreach c,$(1) \
+		$(if $(filter initrd,$(call stub_features,$(3))),$(INITRD_CODECS)),$(call CODEC_SRCS,$(c)))))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
 # 32-bit kernel the way the boot protocol wants).
 STUB_EFI_OBJS_32 :=
@@ -28,19 +45,21 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # Cold code is built for size: it runs once per boot, and its time is
 # the firmware's and the serial port's, not ours.  The UEFI entry
 # (efi.c), the boot story and its report (main.c), the memory plan
-# (memory.c), KASLR (kaslr.c) and COM1 (serial.c).  -Oz (GCC 12) is -Os
+# (memory.c), KASLR (kaslr.c), COM1 (serial.c), the frame queue
+# (frames.c: a few calls per frame, around the decoder's and the CRC's)
+# and the initrd unpacker's walk (initrd_unpack.c).  -Oz (GCC 12) is -Os
 # and fewer bytes per constant and call; switch statements as compares,
 # not tables of PIC offsets.  What the decompress and verify phases run
 # stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
 # stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
-STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o main-initrd.o main-bcj-initrd.o \
-	memory.o kaslr.o initrd.o initrd_unpack.o serial.o)) \
+STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,$(foreach k,$(STUB_KINDS),main$(call stub_suffix,$(k)).o) \
+	frames.o initrd_unpack.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 
-STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin \
-	$(B)/stub/$(c)-bcj-$(w).bin $(B)/stub/$(c)-initrd-$(w).bin $(B)/stub/$(c)-bcj-initrd-$(w).bin))
+STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),\
+	$(B)/stub/$(c)$(call stub_suffix,$(k))-$(w).bin)))
 GEN_INC   := $(B)/gen/bzpack_format.inc
 
 $(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
@@ -56,20 +75,18 @@ $(B)/stub/$(1)/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 $(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
-$(B)/stub/$(1)/main-bcj.o: stub/main.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_X86 -c -o $$@ $$<
-$(B)/stub/$(1)/main-initrd.o: stub/main.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=BZPACK_FLAG_INITRD -c -o $$@ $$<
-$(B)/stub/$(1)/main-bcj-initrd.o: stub/main.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) '-DSTUB_FLAGS=(BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD)' -c -o $$@ $$<
 $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
 endef
 $(foreach w,$(BITS),$(eval $(call stub_objs,$(w))))
+# main<suffix>.o bits kind: main.c for a kind other than plain.
+define stub_main_obj
+$(B)/stub/$(1)/main$(call stub_suffix,$(2)).o: stub/main.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=$(call stub_kind_flags,$(2)) -c -o $$@ $$<
+endef
+$(foreach w,$(BITS),$(foreach k,$(filter-out plain,$(STUB_KINDS)),$(eval $(call stub_main_obj,$(w),$(k)))))
 
 $(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
@@ -85,32 +102,16 @@ $(B)/stub/64/efi_entry.o: stub/efi_entry.asm stub/selfcheck.inc $(GEN_INC)
 LD_EMULATION_32 := elf_i386
 LD_EMULATION_64 := elf_x86_64
 
-# stub_rule codec bits.  -pie: see linker/stub.ld.  The stub becomes one
-# flat binary, so its ELF segments' permissions mean nothing (i386's
+# stub_rule codec bits kind.  -pie: see linker/stub.ld.  The stub becomes
+# one flat binary, so its ELF segments' permissions mean nothing (i386's
 # .got.plt makes one writable): no warning about them.
 define stub_rule
-$(B)/stub/$(1)-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_COMMON_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+$(B)/stub/$(1)$(call stub_suffix,$(3))-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_KIND_OBJS,$(3),$(2)) $(call STUB_CODEC_OBJS,$(1),$(2),$(3)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
 		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
-$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_rule,$(c),$(w)))))
-define stub_bcj_rule
-$(B)/stub/$(1)-bcj-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_BCJ_OBJS,$(2)) $(call STUB_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
-	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
-		--build-id=none -z noexecstack -L$(B)/gen \
-		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
-endef
-$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_bcj_rule,$(c),$(w)))))
-# stub_initrd_rule codec bits bcj: bcj is -bcj or empty.
-define stub_initrd_rule
-$(B)/stub/$(1)$(3)-initrd-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_INITRD_OBJS,$(3),$(2)) $(call STUB_INITRD_CODEC_OBJS,$(1),$(2)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
-	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
-		--build-id=none -z noexecstack -L$(B)/gen \
-		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
-endef
-$(foreach c,$(CODECS),$(foreach w,$(BITS),$(eval $(call stub_initrd_rule,$(c),$(w),)) \
-	$(eval $(call stub_initrd_rule,$(c),$(w),-bcj))))
+$(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),$(eval $(call stub_rule,$(c),$(w),$(k))))))
 
 # The flat binary runs up to _stub_end exactly: the packer puts the header there.
 $(B)/stub/%.bin: $(B)/stub/%.elf

@@ -513,7 +513,7 @@ static void check_in_place(const struct codec *c, const struct input *in)
 	begin_named_case("%s/in-place/%s", c->name, in->name);
 	if (codec_compress(c, LEVEL_DEFAULT, &in->data, &blk, &err) != 0) {
 		failf("codec_compress: %s", err.msg);
-	} else if (inplace_offset(c, &blk, &in->data, 0, &d, &err) != 0) {
+	} else if (inplace_offset(c, 0, &blk, &in->data, 0, &d, &err) != 0) {
 		failf("inplace_offset: %s", err.msg);
 	} else {
 		uint64_t floor = inplace_floor(n, blk.size);

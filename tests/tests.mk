@@ -125,7 +125,7 @@ TEST_VARIANTS_xxh64 := native asan
 
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
-TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/compress/inplace.c \
+TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/compress/inplace.c tools/compress/frames.c \
 	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c))) $(TESTLIB)
 TEST_LIBS_codecs     := $(BZPACK_LIBS)
 TEST_VARIANTS_codecs := native asan

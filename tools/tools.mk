@@ -36,7 +36,7 @@ $(B)/host/stubs_blob.o: $(B)/gen/stubs.S $(STUB_BINS)
 # The codecs' compressors (liblz4, ...), and the libraries that read the
 # payloads of existing bzImages (tools/packer/bzimage.c, linux_codecs.c);
 # libcrypto signs and checks Authenticode signatures (sign.c).
-BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2 -lcrypto
+BZPACK_LIBS := -llz4 -ldeflate -lz -lbz2 -llzma -lzstd -llzo2 -lcrypto -pthread
 
 $(B)/bzpack: $(BZPACK_OBJS)
 	$(CC) -o $@ $^ $(BZPACK_LIBS)

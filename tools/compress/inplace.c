@@ -9,7 +9,12 @@
  * the packer runs the stub's own decoder (the same C source) in place in
  * a host buffer laid out as the stub's, output at 0 and payload at d, and
  * takes the smallest d at which the kernel comes out exact.  Below it the
- * output overtakes input not yet read.
+ * output overtakes input not yet read.  A framed payload is simulated as
+ * the stub decodes it in place: one frame after the other, in table
+ * order, each frame's output growing over its own input and then over
+ * the next frames' (which is why in place is never decoded by several
+ * CPUs at once: a later frame's output would land on an earlier frame's
+ * input still unread).
  *
  * The search: d starts at out - in (the payload ending with the output:
  * less would leave the output's end to be written over the payload's),
@@ -23,6 +28,7 @@
  * offset returned is checked once more.
  */
 #include "inplace.h"
+#include "frames.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +38,7 @@
 
 struct trial {
 	const struct codec *c;
+	int framed;             /* a frame table and its frames, decoded in table order */
 	const struct buffer *payload, *out;
 	uint8_t *buf;           /* room for the payload at up to out->size, rounded, + INPLACE_SLACK */
 	unsigned count;
@@ -42,17 +49,17 @@ static int decodes_at(struct trial *t, uint64_t d)
 {
 	t->count++;
 	memcpy(t->buf + d, t->payload->data, t->payload->size);
-	enum decode_status s = codec_decode(t->c, t->buf + d, t->payload->size, t->buf, t->out->size);
+	enum decode_status s = payload_decode(t->c, t->framed, t->buf + d, t->payload->size, t->buf, t->out->size);
 	return s == DECODE_OK && memcmp(t->buf, t->out->data, t->out->size) == 0;
 }
 
-int inplace_offset(const struct codec *c, const struct buffer *payload, const struct buffer *out,
+int inplace_offset(const struct codec *c, int framed, const struct buffer *payload, const struct buffer *out,
 		   int progress, uint64_t *offset, struct error *err)
 {
 	/* At d = out->size, rounded up, nothing overlaps: the decoder never
 	 * writes past the output it was given. */
 	uint64_t apart = align_up(out->size, INPLACE_GRAIN);
-	struct trial t = { c, payload, out, malloc(apart + INPLACE_SLACK + payload->size), 0 };
+	struct trial t = { c, framed, payload, out, malloc(apart + INPLACE_SLACK + payload->size), 0 };
 
 	if (!t.buf)
 		return fail_with(err, "out of memory");

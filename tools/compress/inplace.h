@@ -23,10 +23,11 @@ static inline uint64_t inplace_floor(uint64_t out_size, uint64_t payload_size)
 
 /* The smallest offset from the kernel's first byte at which the payload
  * may lie for our decoder to turn it into out in place (the output
- * growing over it), plus INPLACE_SLACK; found by decoding in place, and
+ * growing over it), plus INPLACE_SLACK; framed: the payload is a frame
+ * table and its frames, decoded serially in table order; found by decoding in place, and
  * checked at the offset returned.  Slow inputs say so on stderr when
  * progress is set. */
-int inplace_offset(const struct codec *c, const struct buffer *payload, const struct buffer *out,
+int inplace_offset(const struct codec *c, int framed, const struct buffer *payload, const struct buffer *out,
 		   int progress, uint64_t *offset, struct error *err);
 
 #endif

@@ -37,7 +37,9 @@ static const struct constant constants[] = {
 	C(BZPACK_ENTRY_16), C(BZPACK_ENTRY_32), C(BZPACK_ENTRY_64),
 	C(BZPACK_LOAD_ADDR), C(BOOT_PARAMS_SIZE), C(E820_MAX_ENTRIES), C(E820_TYPE_RAM),
 	{ "E820_ENTRY_SIZE", sizeof(struct e820_entry) },
-	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FLAG_X86), C(BZPACK_FLAG_INITRD), C(BZPACK_FLAG_INITRD_ALWAYS), C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
+	C(BZPACK_MAGIC), C(BZPACK_HEADER_SIZE), C(BZPACK_FLAG_X86), C(BZPACK_FLAG_INITRD), C(BZPACK_FLAG_INITRD_ALWAYS),
+	C(BZPACK_FLAG_FRAMES), C(BZPACK_FRAMES_MAGIC), C(BZPACK_FRAMES_MAX), C(BZPACK_MAX_CPUS),
+	C(BZPACK_FORMAT_VERSION), C(BZPACK_LOAD_ALIGN),
 	C(BZPACK_SCRATCH_PML4), C(BZPACK_SCRATCH_PDPT), C(BZPACK_SCRATCH_PD),
 	C(BZPACK_SCRATCH_PD_HIGH), C(BZPACK_SCRATCH_TABLES_END),
 	C(BZPACK_SCRATCH_STACK_TOP), C(BZPACK_SCRATCH_SIZE), C(BZPACK_SETUP_TSC_MAGIC),
@@ -116,16 +118,27 @@ static void print_stubs(void)
 	       ".endm\n\n"
 	       "\t.global stub_setup, stub_setup_end\n"
 	       "\tblob stub_setup, \"stub/setup.bin\"\n");
-	/* Each codec and word size four times: the plain stub, the -bcj one
-	 * (stub/stub.mk) for payloads with BZPACK_FLAG_X86. */
-	static const struct { const char *suffix; unsigned flags; } kinds[] = {
-		{ "", 0 }, { "-bcj", BZPACK_FLAG_X86 }, { "-initrd", BZPACK_FLAG_INITRD },
-		{ "-bcj-initrd", BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD },
+	/* Each codec and word size once per stub kind (stub/stub.mk): every
+	 * set of the optional features, the flags its payloads carry, from
+	 * none (the plain stub) to all; the file's suffix names them in this
+	 * order, "-bcj-frames-initrd". */
+	static const struct { const char *name; unsigned flag; } features[] = {
+		{ "bcj", BZPACK_FLAG_X86 }, { "frames", BZPACK_FLAG_FRAMES }, { "initrd", BZPACK_FLAG_INITRD },
 	};
-	const size_t n_kinds = sizeof(kinds) / sizeof(kinds[0]);
+	enum { n_features = sizeof(features) / sizeof(features[0]), n_kinds = 1 << n_features };
+	struct { char suffix[32]; unsigned flags; } kinds[n_kinds];
+	for (size_t k = 0; k < (size_t)n_kinds; k++) {
+		kinds[k].suffix[0] = 0;
+		kinds[k].flags = 0;
+		for (size_t f = 0; f < (size_t)n_features; f++)
+			if (k & (1u << f)) {
+				strcat(strcat(kinds[k].suffix, "-"), features[f].name);
+				kinds[k].flags |= features[f].flag;
+			}
+	}
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < n_kinds; k++)
+			for (size_t k = 0; k < (size_t)n_kinds; k++)
 				printf("\tblob stub_%s_%d_f%u, \"stub/%s%s-%d.bin\"\n", codecs[c].ident,
 				       bits[w], kinds[k].flags, codecs[c].ident, kinds[k].suffix, bits[w]);
 	printf("\n\t.section .data.rel.ro.stub_table, \"aw\"\n"
@@ -134,12 +147,12 @@ static void print_stubs(void)
 	       "stub_table:\t\t/* struct stub_entry: u32 codec, bits, flags, 0; start, end */\n");
 	for (size_t c = 0; c < n; c++)
 		for (size_t w = 0; w < 2; w++)
-			for (size_t k = 0; k < n_kinds; k++)
+			for (size_t k = 0; k < (size_t)n_kinds; k++)
 				printf("\t.long %u, %d, %u, 0\n\t.dc.a stub_%s_%d_f%u, stub_%s_%d_f%u_end\n",
 				       codecs[c].id, bits[w], kinds[k].flags, codecs[c].ident, bits[w],
 				       kinds[k].flags, codecs[c].ident, bits[w], kinds[k].flags);
 	printf("stub_table_count:\n\t.long %zu\n\n"
-	       "\t.section .note.GNU-stack, \"\", @progbits\n", 2 * n_kinds * n);
+	       "\t.section .note.GNU-stack, \"\", @progbits\n", n * 2 * (size_t)n_kinds);
 }
 
 int main(int argc, char **argv)

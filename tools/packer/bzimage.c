@@ -22,6 +22,7 @@
 #include "crc32c.h"
 #include "xxh64.h"
 #include "decode.h"
+#include "frames.h"
 #include "info_out.h"
 #include "linux_codecs.h"
 #include "relocs.h"
@@ -232,6 +233,27 @@ static void check_embedded(const uint8_t *prot, struct bzimage_info *info, struc
 	}
 }
 
+/* A framed payload's table, its checksum held: that it tiles the payload
+ * and the kernel, and every frame's own checksums, as the stub checks
+ * them (each frame's CRC32C or XXH64, by its CPU: here both). */
+static int check_frames(const uint8_t *payload, const struct bzpack_header *h, struct bzimage_info *info,
+			struct error *err, const struct crc32c_table *crc)
+{
+	const char *why = bzpack_frames_check(payload, h->payload_size, h->out_size);
+	if (why)
+		return failed(info, err, "bzpack payload: %s", why);
+	const struct bzpack_frames *t = (const void *)payload;
+	info->frames = t->count;
+	memcpy(info->frame, t->frame, t->count * sizeof(info->frame[0]));
+	for (unsigned i = 0; i < info->frames; i++) {
+		const struct bzpack_frame *f = &info->frame[i];
+		if (f->crc != crc32c_update(crc, 0, payload + f->in_offset, f->in_size) ||
+		    f->xxh64 != xxh64(payload + f->in_offset, f->in_size))
+			failed(info, err, "bzpack payload: frame %u: checksum mismatch", i);
+	}
+	return info->nfailed ? -1 : 0;
+}
+
 /* The same checks as the stub's, in the same order, and then some: an
  * image the stub would refuse is neither described as sound nor
  * repacked.  Past the format check every check runs, so that --info lists
@@ -264,7 +286,7 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		failed(info, err, "bzpack header: unknown codec %u", h->codec);
 	if (h->bits != 32 && h->bits != 64)
 		failed(info, err, "bzpack header: bits is %u", h->bits);
-	if (h->flags & ~(BZPACK_FLAG_X86 | BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS) ||
+	if (h->flags & ~BZPACK_FLAGS_KNOWN ||
 	    (h->flags & (BZPACK_FLAG_INITRD | BZPACK_FLAG_INITRD_ALWAYS)) == BZPACK_FLAG_INITRD_ALWAYS)
 		failed(info, err, "bzpack header: unknown flags 0x%x", h->flags);
 	if (h->payload_size != info->payload_length)
@@ -286,13 +308,21 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 	if (!out)
 		return info->nfailed ? -1 : 0;
 
-	if (h->payload_size <= info->payload_length &&
-	    h->payload_crc != crc32c_update(&crc, 0, payload, h->payload_size))
+	/* A framed payload's checksums cover its table (its count read
+	 * before they can vouch for it, as the stub reads it). */
+	int framed = (h->flags & BZPACK_FLAG_FRAMES) != 0;
+	uint32_t checked = framed && h->payload_size <= info->payload_length ?
+				   bzpack_frames_size(payload, h->payload_size) : h->payload_size;
+	if (framed && !checked)
+		failed(info, err, "bzpack payload: frame table: bad frame count");
+	if (h->payload_size <= info->payload_length && h->payload_crc != crc32c_update(&crc, 0, payload, checked))
 		failed(info, err, "bzpack payload: checksum mismatch");
 	/* Both checksums: the stub checks one or the other, by its CPU. */
-	if (h->payload_size <= info->payload_length && h->payload_xxh64 != xxh64(payload, h->payload_size))
+	if (h->payload_size <= info->payload_length && h->payload_xxh64 != xxh64(payload, checked))
 		failed(info, err, XXH64_MISMATCH);
 	if (info->nfailed)
+		return -1;
+	if (framed && check_frames(payload, h, info, err, &crc) < 0)
 		return -1;
 	out->size = h->out_size;
 	out->data = malloc(out->size ? out->size : 1);
@@ -304,7 +334,7 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 		out->data = NULL;
 		return failed(info, err, "bzpack payload: no host decoder for codec %s", info->codec);
 	}
-	enum decode_status s = codec_decode(codec, payload, h->payload_size, out->data, out->size);
+	enum decode_status s = payload_decode(codec, framed, payload, h->payload_size, out->data, out->size);
 	if (s != DECODE_OK) {
 		free(out->data);
 		out->data = NULL;
@@ -518,6 +548,32 @@ static void flag_names(struct info_out *o, const char *key, unsigned value, cons
 
 /* One row per embedded piece: where, how big, its CRC; the short text
  * ones (.uname, os-release's PRETTY_NAME) shown as well. */
+/* A framed payload's table, once it checked: one line for it, one per frame. */
+static void print_frames(struct info_out *o, const struct bzimage_info *i)
+{
+	if (!(i->header.flags & BZPACK_FLAG_FRAMES))
+		return;
+	info_begin(o, "frames");
+	if (!i->frames) {
+		info_text(o, "a frame table, not checked");
+		info_end(o);
+		return;
+	}
+	info_num(o, "frames", "%llu, each a stream of its own with its own CRC32C and XXH64 (verified and "
+		 "decoded by the CPU that takes it; in place one after the other)", (unsigned long long)i->frames);
+	info_end(o);
+	for (unsigned n = 0; n < i->frames; n++) {
+		const struct bzpack_frame *f = &i->frame[n];
+		char label[32];
+		snprintf(label, sizeof(label), "frame %u", n);
+		info_begin(o, label);
+		info_text(o, "in +0x%x %u bytes, out +0x%x %u bytes (%.2f%%), CRC32C 0x%08x", f->in_offset,
+			  f->in_size, f->out_offset, f->out_size, f->out_size ? 100.0 * f->in_size / f->out_size : 0.0,
+			  f->crc);
+		info_end(o);
+	}
+}
+
 static void print_embedded(struct info_out *o, const struct bzimage_info *i)
 {
 	static const char *const keys[BZIMAGE_EMBEDS] = { "initrd", "osrel", "uname", "cmdline_section" };
@@ -634,6 +690,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_num(o, "flags", " (flags 0x%llx", (unsigned long long)h->flags);
 		info_text(o, "%s)", h->flags & BZPACK_FLAG_X86 ? ": the stub un-filters the kernel after decoding" : "");
 		info_end(o);
+
 		info_begin(o, "entry");
 		info_num(o, "entry", "0x%llx", (unsigned long long)h->entry);
 		info_num(o, "bits", " (%llu-bit, from the bzpack header)", (unsigned long long)h->bits);
@@ -705,7 +762,10 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_str(o, "payload_crc_check", " %s", i->decompressed ? "ok" : payload_bad ? "MISMATCH" : "not checked");
 		info_num(o, "payload_xxh64", ", XXH64 payload 0x%016llx", (unsigned long long)h->payload_xxh64);
 		info_str(o, "payload_xxh64_check", " %s", i->decompressed ? "ok" : xxh64_bad ? "MISMATCH" : "not checked");
+		if (h->flags & BZPACK_FLAG_FRAMES)
+			info_text(o, " (of the frame table)");
 		info_end(o);
+		print_frames(o, i);
 		print_embedded(o, i);
 	} else if (i->decompressed && i->elf_bits) {
 		info_begin(o, "entry");

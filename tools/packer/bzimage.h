@@ -52,6 +52,8 @@ struct bzimage_info {
 	int level;                      /* the level the payload was packed at */
 	int embed_ok[BZIMAGE_EMBEDS];   /* each embedded piece in place and its CRC held */
 	char embed_text[BZIMAGE_EMBEDS][BZIMAGE_VERSION_MAX]; /* .uname; os-release's PRETTY_NAME */
+	unsigned frames;                /* BZPACK_FLAG_FRAMES: the table's count, once it checked; else 1 */
+	struct bzpack_frame frame[BZPACK_FRAMES_MAX]; /* its entries */
 
 	/* Linux only, once decompressed */
 	int decompressed;

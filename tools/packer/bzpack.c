@@ -1,6 +1,6 @@
 /* bzpack.c - the packer's command line.
  *
- *   bzpack [-c CODEC] [--bcj] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] [-q] INPUT
+ *   bzpack [-c CODEC] [--bcj] [--frames N|auto] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] [-q] INPUT
  *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [-o OUT] [-b BITS] [-v] INPUT
  *   bzpack --info [--json] INPUT
  *   bzpack --extract -o OUT INPUT
@@ -25,6 +25,7 @@
 #include "codecs.h"
 #include "decode_speed.h"
 #include "elf_extract.h"
+#include "frames_pack.h"
 #include "image.h"
 #include "info_out.h"
 #include "kernel.h"
@@ -83,13 +84,18 @@ static void usage(FILE *out)
 		"      --bcj           run the kernel through the x86 branch filter (xz's BCJ)\n"
 		"                      before compressing, with any codec: calls and jumps\n"
 		"                      compress better; the stub un-filters after decoding\n"
+		"                      (auto tries each codec with and without it; xz has it\n"
+		"                      inside its own stream)\n"
 		"      --initrd-decompress=auto|always|off\n"
 		"                      the stub decompresses a gzip, xz or zstd initrd (embedded\n"
 		"                      or the loader's) before the kernel runs: auto when RAM is\n"
 		"                      plentiful, always when it fits; off (default) leaves it\n"
 		"                      to the kernel and keeps the stub small\n"
-		"                      (auto tries each codec with and without it; xz has it\n"
-		"                      inside its own stream)\n"
+		"      --frames=N|auto split the kernel into N independent frames (1..%d), each\n"
+		"                      a complete stream of the codec with its own checksum,\n"
+		"                      compressed on every host core; auto: one per %u MiB,\n"
+		"                      at most %d (default 1: one stream); -v prints what the\n"
+		"                      frames cost against one\n"
 		"  -l, --level=N       compression level (default: the codec's own, below)\n"
 		"  -b, --bits=32|64    insist on this word size (ELF32 or ELF64 input)\n"
 		"  -o, --output=OUT    output file (default: INPUT.bzimage; - for INPUT -): a\n"
@@ -132,7 +138,8 @@ static void usage(FILE *out)
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
 		"      --version       print the version and the codecs built in\n"
-		"\ncodecs (name: levels, default; decoder workspace):\n", STORAGE_MBPS_DEFAULT);
+		"\ncodecs (name: levels, default; decoder workspace):\n", STORAGE_MBPS_DEFAULT, BZPACK_FRAMES_MAX,
+		FRAMES_AUTO_BYTES >> 20, BZPACK_MAX_CPUS);
 	for (size_t i = 0; i < codec_count; i++) {
 		const struct codec_compressor *z = codecs[i].compressor;
 		fprintf(out, "  %-8s %d..%d, %d; %zu bytes\n", codecs[i].name, z->min_level,
@@ -313,21 +320,45 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Compress k's memory with codec, saying so on stderr when that is slow. */
+/* Compress k's memory with codec, saying so on stderr when that is slow:
+ * one stream (through the cache), or up to frames frames (*made: how
+ * many), which the cache does not keep. */
 static int compress(const char *input, const struct codec *codec, int level, const struct kernel *k,
-		    const char *cache_dir, struct buffer *payload, struct error *err)
+		    const char *cache_dir, unsigned frames, struct buffer *payload, unsigned *made,
+		    struct error *err)
 {
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		note("bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size, codec->name);
-	if (codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
+	*made = 1;
+	if (frames > 1 ? frames_compress(codec, level, &k->blob, frames, payload, made, err) < 0
+		       : codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
 		return -1;
 	if (k->blob.size >= SLOW_INPUT_BYTES)
-		note("bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size, payload->size,
-		     seconds_since(&t0));
+		note("bzpack: %s: %zu -> %zu bytes in %.1f s%s\n", input, k->blob.size, payload->size,
+		     seconds_since(&t0), *made > 1 ? " (framed)" : "");
 	return 0;
+}
+
+/* -v on a framed payload: what the frames cost against one stream (which
+ * it compresses once more to know). */
+static void print_frames_cost(FILE *out, const struct codec *codec, int level, const struct kernel *k,
+			      const struct buffer *payload, unsigned frames)
+{
+	struct buffer one = { 0, 0 };
+	struct error err;
+
+	frames_print(out, payload->data, payload->size);
+	if (codec_compress(codec, level, &k->blob, &one, &err) < 0) {
+		fprintf(out, "frames:    %u; one stream for comparison failed: %s\n", frames, err.msg);
+		return;
+	}
+	fprintf(out, "frames:    %u, %zu bytes against %zu as one stream: %+lld bytes (%+.2f%%)\n", frames,
+		payload->size, one.size, (long long)payload->size - (long long)one.size,
+		one.size ? 100.0 * ((double)payload->size - (double)one.size) / (double)one.size : 0.0);
+	free(one.data);
 }
 
 /* What argv[optind - 1] was, for a message about it: "--output", "-o". */
@@ -365,6 +396,7 @@ int main(int argc, char **argv)
 		{ "sign-cert", required_argument, 0, 'Z' },
 		{ "bcj", no_argument, 0, 'X' },
 		{ "initrd-decompress", required_argument, 0, 'D' },
+		{ "frames", required_argument, 0, 'F' },
 		{ 0, 0, 0, 0 },
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
@@ -373,6 +405,8 @@ int main(int argc, char **argv)
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	int bcj = 0;                            /* --bcj */
 	uint32_t initrd_flags = 0;              /* --initrd-decompress: BZPACK_FLAG_INITRD* */
+	unsigned frames = 1, made = 1;          /* --frames (0: auto); frames in the payload */
+	int frames_given = 0;
 	const char *output = NULL, *cmdline = "", *relocs = NULL, *sbat_path = NULL;
 	const char *sign_key = NULL, *sign_cert = NULL, *osrel_path = NULL, *uname = NULL;
 	static char *initrds[MAX_INITRDS];
@@ -447,6 +481,14 @@ int main(int argc, char **argv)
 			else
 				return usage_error("--initrd-decompress takes auto, always or off, not '%s'", optarg);
 			break;
+		case 'F': {
+			long n = strcmp(optarg, "auto") == 0 ? 0 : strtol(optarg, &end, 10);
+			if (n == 0 ? strcmp(optarg, "auto") != 0 : *end || !*optarg || n < 1 || n > BZPACK_FRAMES_MAX)
+				return usage_error("--frames takes 1..%d or auto, not '%s'", BZPACK_FRAMES_MAX, optarg);
+			frames = (unsigned)n;
+			frames_given = 1;
+			break;
+		}
 		case 'v':
 			verbose = 1;
 			break;
@@ -514,6 +556,10 @@ int main(int argc, char **argv)
 		return usage_error("--codec auto tries each codec with and without --bcj: give one or the other");
 	if (initrd_flags && (info || unpack))
 		return usage_error("--initrd-decompress is for packing, not --%s", info ? "info" : "extract");
+	if (frames_given && (info || unpack))
+		return usage_error("--frames is for packing, not --%s", info ? "info" : "extract");
+	if (frames_given && pick)
+		return usage_error("--codec auto compares one-stream payloads: give a codec with --frames");
 	if (bcj && (info || unpack))
 		return usage_error("--bcj is for packing, not --%s", info ? "info" : "extract");
 	if (pick && level != LEVEL_DEFAULT)
@@ -611,8 +657,10 @@ int main(int argc, char **argv)
 	else if (bcj)
 		kernel_x86_filter(&k);
 	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
-		 : compress(input, codec, level, &k, autos.cache_dir, &payload, &err) < 0)
+		 : compress(input, codec, level, &k, autos.cache_dir, frames ? frames : frames_auto(k.blob.size),
+			    &payload, &made, &err) < 0)
 		goto out;
+	extras.frames = made;
 
 	if ((sbat_path || sign_key) && k.bits != 64) {
 		fail_with(&err, "--%s is for the PE of a 64-bit image, and %d-bit images have none",
@@ -646,8 +694,12 @@ int main(int argc, char **argv)
 	if (!sign_key && sign_count(&file))
 		note("bzpack: %s: its Secure Boot signature does not carry over: %s is unsigned "
 		     "(sign it with --sign-key KEY --sign-cert CERT)\n", input, output);
-	if (verbose) /* not into the image on standard output */
-		image_print_layout(strcmp(output, "-") == 0 ? stderr : stdout, &k, codec, &layout);
+	if (verbose) { /* not into the image on standard output */
+		FILE *to = strcmp(output, "-") == 0 ? stderr : stdout;
+		image_print_layout(to, &k, codec, &layout);
+		if (made > 1)
+			print_frames_cost(to, codec, level, &k, &payload, made);
+	}
 	status = 0;
 out:
 	if (status)

@@ -61,18 +61,22 @@ static void write_elf_record(uint8_t *dst, const struct kernel *k, int level)
 static const uint64_t initrd_workspaces[] = { DECODE_WORKSPACE_gzip, DECODE_WORKSPACE_xz, DECODE_WORKSPACE_zstd };
 
 static int plan(const struct kernel *k, const struct codec *codec, const struct buffer *stub,
-		uint64_t setup_size, const struct buffer *payload, uint64_t prot_size, int progress,
-		struct image_layout *l, struct error *err)
+		uint64_t setup_size, const struct buffer *payload, uint64_t prot_size, unsigned frames,
+		int progress, struct image_layout *l, struct error *err)
 {
 	memset(l, 0, sizeof(*l));
+	l->frames = frames > 1 ? frames : 1;
+	/* A workspace for each CPU that may decode a frame at the same time:
+	 * no more than there are frames, nor than BZPACK_MAX_CPUS. */
+	unsigned workspaces = l->frames < BZPACK_MAX_CPUS ? l->frames : BZPACK_MAX_CPUS;
+	uint64_t workspace = align_up(codec->workspace_size, BZPACK_WORKSPACE_ALIGN) * workspaces;
 	/* An -initrd stub runs the initrd's decoders in the same workspace
-	 * after the kernel's (stub/initrd_unpack.c). */
-	uint64_t workspace = codec->workspace_size;
+	 * after the kernel's, on one CPU (stub/initrd_unpack.c). */
 	if (k->flags & BZPACK_FLAG_INITRD)
 		for (size_t i = 0; i < sizeof(initrd_workspaces) / sizeof(initrd_workspaces[0]); i++)
-			if (initrd_workspaces[i] > workspace)
-				workspace = initrd_workspaces[i];
-	l->workspace_size = align_up(workspace, BZPACK_WORKSPACE_ALIGN);
+			if (align_up(initrd_workspaces[i], BZPACK_WORKSPACE_ALIGN) > workspace)
+				workspace = align_up(initrd_workspaces[i], BZPACK_WORKSPACE_ALIGN);
+	l->workspace_size = workspace;
 	l->setup_size = setup_size;
 	l->stub_size = stub->size;
 	l->payload_size = payload->size;
@@ -90,7 +94,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	/* The table is decompressed after the kernel's bytes, into its bss. */
 	uint64_t bss_end = kernel_size(k) + k->zero_size;
 	l->kernel_mem = k->blob.size > bss_end ? k->blob.size : bss_end;
-	if (inplace_offset(codec, payload, &k->blob, progress, &l->inplace_offset, err) < 0)
+	if (inplace_offset(codec, l->frames > 1, payload, &k->blob, progress, &l->inplace_offset, err) < 0)
 		return -1;
 
 	/* Above the kernel and the payload in place, the scratch.  When a
@@ -107,7 +111,7 @@ static int plan(const struct kernel *k, const struct codec *codec, const struct 
 	if (l->image_end + LOADER_DATA_GAP > l->base + top)
 		top = l->image_end + LOADER_DATA_GAP - l->base;
 	l->scratch = align_up(l->base + top, 4096);
-	/* Then the decoder's workspace, then room for a copy of the stub. */
+	/* Then the decoders' workspaces, then room for a copy of the stub. */
 	l->stub_copy = l->scratch + BZPACK_SCRATCH_SIZE + l->workspace_size;
 	uint64_t end = l->stub_copy + align_up(stub->size + BZPACK_HEADER_SIZE, 4096);
 	if (end > ADDR_LIMIT)
@@ -199,8 +203,11 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->bits = (uint8_t)k->bits;
 	h->header_size = BZPACK_HEADER_SIZE;
 	h->payload_size = (uint32_t)payload->size;
-	h->payload_crc = crc32c_update(&crc, 0, payload->data, payload->size);
-	h->payload_xxh64 = xxh64(payload->data, payload->size);
+	/* A framed payload's checksums cover its table, which holds each
+	 * frame's own. */
+	size_t checked = l->frames > 1 ? bzpack_frames_size(payload->data, (uint32_t)payload->size) : payload->size;
+	h->payload_crc = crc32c_update(&crc, 0, payload->data, checked);
+	h->payload_xxh64 = xxh64(payload->data, checked);
 	h->out_addr = (uint32_t)k->addr;
 	h->relocs_size = (uint32_t)k->relocs_size;
 	h->relocs_crc = crc32c_update(&crc, 0, k->blob.data + kernel_size(k), k->relocs_size);
@@ -225,7 +232,7 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	h->setup_crc = setup_header_crc(&crc, sh);
 	h->elf_size = (uint32_t)elf_record_size(k);
 	h->elf_crc = crc32c_update(&crc, 0, record, h->elf_size);
-	h->flags = k->flags;
+	h->flags = k->flags | (l->frames > 1 ? BZPACK_FLAG_FRAMES : 0);
 	h->header_crc = crc32c_update(&crc, 0, h, offsetof(struct bzpack_header, header_crc));
 }
 
@@ -280,13 +287,14 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		    struct image_layout *l, struct error *err)
 {
 	const char *cmdline = x->cmdline ? x->cmdline : "";
-	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, k->flags & ~BZPACK_FLAG_INITRD_ALWAYS);
+	uint32_t flags = (k->flags & ~BZPACK_FLAG_INITRD_ALWAYS) | (x->frames > 1 ? BZPACK_FLAG_FRAMES : 0);
+	struct buffer setup = stub_setup_blob(), stub = stub_blob(codec->id, k->bits, flags);
 	char version[KERNEL_VERSION_MAX + 64];
 	struct stub_info si;
 
 	if (!stub.size)
-		return fail_with(err, "no %d-bit stub for codec %s%s", k->bits, codec->name,
-				 x86_filter_suffix(k->flags));
+		return fail_with(err, "no %d-bit stub for codec %s%s%s", k->bits, codec->name,
+				 x86_filter_suffix(k->flags), x->frames > 1 ? " in frames" : "");
 	if (read_stub_info(&stub, &si, err) < 0)
 		return -1;
 	if (k->elf.phnum < 1 || k->elf.phnum > BZPACK_ELF_PHDRS_MAX)
@@ -331,7 +339,7 @@ static int assemble(const struct kernel *k, const struct codec *codec, int level
 		return fail_with(err, "kernel too large");
 	struct embedded placed[EMBED_KINDS];
 	memcpy(placed, e, sizeof(placed));      /* plan() starts the layout afresh */
-	if (plan(k, codec, &stub, setup_size, payload, prot_size, progress, l, err) < 0)
+	if (plan(k, codec, &stub, setup_size, payload, prot_size, x->frames, progress, l, err) < 0)
 		return -1;
 	memcpy(l->embedded, placed, sizeof(placed));
 	e = l->embedded;
@@ -422,6 +430,12 @@ void image_print_layout(FILE *out, const struct kernel *k, const struct codec *c
 	fprintf(out, "scratch:   0x%llx-0x%llx, decoder workspace %llu bytes after it, then room for the stub\n",
 		(unsigned long long)l->scratch, (unsigned long long)(l->scratch + BZPACK_SCRATCH_SIZE),
 		(unsigned long long)l->workspace_size);
+	if (l->frames > 1)
+		fprintf(out, "frames:    %u, each verified and decoded on its own, by up to %llu CPUs at once; "
+			"in place: one after the other\n", l->frames,
+			(unsigned long long)(codec->workspace_size ? l->workspace_size /
+				align_up(codec->workspace_size, BZPACK_WORKSPACE_ALIGN) :
+				l->frames < BZPACK_MAX_CPUS ? l->frames : BZPACK_MAX_CPUS));
 	if (k->relocs_size)
 		fprintf(out, "relocs:    %llu bytes: the kernel moves with the image, aligned to 0x%llx\n",
 			(unsigned long long)k->relocs_size, (unsigned long long)k->align);

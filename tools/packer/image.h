@@ -24,6 +24,8 @@ struct image_extras {
 	struct buffer initrd;      /* the --initrd files, concatenated; size 0: none */
 	struct buffer osrel;       /* os-release text; size 0: none */
 	const char *uname;         /* the kernel's release; NULL or "" for none */
+	unsigned frames;           /* the payload is a frame table and this many frames (frames_pack.h);
+				      0 or 1: one stream */
 };
 
 /* Where everything goes, in the file and in memory. */
@@ -37,7 +39,9 @@ struct image_layout {
 	uint64_t kernel_mem;       /* the kernel's memory from there, bss (and table) included */
 	uint64_t inplace_offset;   /* from base: where a payload that must move goes (inplace.c) */
 	uint64_t scratch;          /* page tables + stack */
-	uint64_t workspace_size;   /* the decoder's, right after the scratch */
+	uint64_t workspace_size;   /* the decoders', right after the scratch: one per CPU that may
+				      decode a frame at once (up to BZPACK_MAX_CPUS) */
+	unsigned frames;           /* in the payload; 1: one stream */
 	uint64_t stub_copy;        /* room for the stub, right after the workspace */
 	uint64_t init_size;        /* from base to the last byte we touch */
 	uint32_t efi_entry;        /* the stub's PE entry, from the protected-mode part; 0: none */
