@@ -15,8 +15,9 @@ $(B)/tools/gen_consts: tools/gen/gen_consts.c include/bzpack_format.h decode/cod
 CODEC_TABLE_SRCS := tools/compress/codecs.c tools/packer/util.c $(wildcard tools/compress/compress_*.c)
 
 # `bzpack bench`'s sources: tools/bench/ without the native benchmark's
-# two programs (bench.mk), which have main()s of their own.
-BENCH_CMD_SRCS := $(filter-out tools/bench/bench_native.c tools/bench/bench_seed.c,$(wildcard tools/bench/*.c))
+# two programs (bench.mk), which have main()s of their own, and the QEMU
+# plugin (a shared object of its own, also bench.mk's).
+BENCH_CMD_SRCS := $(filter-out tools/bench/bench_native.c tools/bench/bench_seed.c tools/bench/vcpu_icount.c,$(wildcard tools/bench/*.c))
 
 # The packer: its own sources, the codecs, `bzpack bench`, and the
 # decoders and CRC the stub runs (decode/).
