@@ -140,11 +140,11 @@ if [ -f "$base" ]; then
 
 	cp "$base" "$img"; bcj_set_flags "$img" 0
 	bcj_refused "bcj: a -bcj stub refuses a payload without the flag" "$img" "payload flags do not match this stub"
-	# 0x4: no flag of the format (0x2 is BZPACK_FLAG_FRAMES).
-	cp "$base" "$img"; bcj_set_flags "$img" 5
+	# 0x10: no flag of the format (BZPACK_FLAGS_KNOWN).
+	cp "$base" "$img"; bcj_set_flags "$img" 17
 	bcj_refused "bcj: a -bcj stub refuses a flag it does not know" "$img" "payload flags do not match this stub"
 	check "bcj: --info refuses a flag it does not know" \
-		bash -c '! "$1" --info "$2" > "$3" 2>&1 && grep -q "unknown flags 0x4" "$3"' _ "$BZPACK" "$img" "$T/bcj-info-bad.out"
+		bash -c '! "$1" --info "$2" > "$3" 2>&1 && grep -q "unknown flags 0x11" "$3"' _ "$BZPACK" "$img" "$T/bcj-info-bad.out"
 	cp "$T/bcj-64-zstd-plain.img" "$img"; bcj_set_flags "$img" 1
 	bcj_refused "bcj: a plain stub refuses the x86 flag" "$img" "payload flags do not match this stub"
 else
