@@ -161,9 +161,7 @@ for spec in "amd64 64 0x200000" "i386 32 0x2000"; do
 	set -- $spec
 	arch=$1 bits=$2 align=$3
 	img=$T/relocs-debian-$arch-lz4.img
-	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
-		fail "pack Debian $arch" "$out"; continue
-	fi
+	pack_debian "pack Debian $arch" "$img" "$arch" "$bits" || continue
 	info=$($BZPACK --info "$img" 2>&1)
 	check "Debian $arch image: the kernel is relocatable, aligned to $align" \
 		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to $align" <<<"$info"
