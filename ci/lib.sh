@@ -54,6 +54,33 @@ boot() {
 	return 1
 }
 
+# testkern_booted NAME LOG REPORT-ERE BITS: what every boot of a test
+# kernel must leave in its serial LOG, a report line matching REPORT-ERE
+# and testkern's "OK bits=BITS".  Fails NAME saying which is missing and
+# returns 1; returns 0 with NAME neither passed nor failed, for the
+# caller's own checks and pass.
+testkern_booted() {
+	local name=$1 log=$2 report=$3 bits=$4
+	if ! grep -Eq "$report" "$log"; then
+		fail "$name" "no report line like '$report'"
+	elif ! grep -q "^testkern: OK bits=$bits$" "$log"; then
+		fail "$name" "no 'testkern: OK bits=$bits'"
+	else
+		return 0
+	fi
+	return 1
+}
+
+# pack_debian NAME OUT ARCH BITS: Debian's ARCH kernel ($B/debian) packed
+# into OUT with lz4 at BITS through the pack cache, the image several
+# scripts boot; if bzpack fails, so does NAME (with its message), status 1.
+pack_debian() {
+	local out
+	out=$(pack_cached "$2" "$B/debian/$3/vmlinuz" -c lz4 -b "$4" 2>&1) && return 0
+	fail "$1" "$out"
+	return 1
+}
+
 # payload_middle IMAGE: the file offset of the middle of a bzpack image's
 # payload, from --info (what follows the payload, the ELF record and any
 # embedded section, is no part of it); nothing and status 1 if --info

@@ -39,20 +39,7 @@ import struct
 import subprocess
 import sys
 
-POLY = 0x82F63B78
-TABLE = []
-for b in range(256):
-    c = b
-    for _ in range(8):
-        c = (c >> 1) ^ POLY if c & 1 else c >> 1
-    TABLE.append(c)
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+from checksums import CRC32C_TABLE as TABLE, crc32c
 
 
 def gen_consts():

@@ -52,9 +52,9 @@ $(B)/images/$(1)/crc32c.o: decode/crc32c.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(TESTKERN_CFLAGS) $$(TESTKERN_CFLAGS_$(1)) -c -o $$@ $$<
 
-$(B)/images/$(1)/entry.o: images/entry_$(1).asm $(B)/gen/bzpack_format.inc
+$(B)/images/$(1)/entry.o: images/entry_$(1).asm images/entry.inc $(B)/gen/bzpack_format.inc
 	@mkdir -p $$(@D)
-	$$(NASM) -f elf$(1) -I$(B)/gen/ -MD $$(@:.o=.d) -MP -o $$@ $$<
+	$$(NASM) -f elf$(1) -I$(B)/gen/ -Iimages/ -MD $$(@:.o=.d) -MP -o $$@ $$<
 
 $(B)/images/$(1)/filler.o: images/filler.asm $(B)/images/filler.bin
 	@mkdir -p $$(@D)

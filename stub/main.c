@@ -163,27 +163,26 @@ static const char *entry_name(uint32_t entry)
 	return "unknown";
 }
 
+/* One " key=value" of the report line, the value in decimal. */
+static void report_u64(const char *key, uint64_t value)
+{
+	serial_puts(key);
+	serial_put_u64(value);
+}
+
 void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, const struct kaslr *where,
 		 const struct stub_times *t, unsigned initrds)
 {
 	serial_puts("bzpack: codec=");
 	serial_puts(bzpack_codec_name(stub_codec.id));
-	serial_puts(" in=");
-	serial_put_u64(hdr->payload_size);
-	serial_puts(" out=");
-	serial_put_u64(hdr->out_size);
-	serial_puts(" cycles=");
-	serial_put_u64(t->decompress);
-	serial_puts(" move=");
-	serial_put_u64(t->move);
-	serial_puts(" verify=");
-	serial_put_u64(t->verify);
-	serial_puts(" decompress=");
-	serial_put_u64(t->decompress);
-	serial_puts(" total=");
-	serial_put_u64(read_tsc() - t->start);
-	serial_puts(" bits=");
-	serial_put_u64(hdr->bits);
+	report_u64(" in=", hdr->payload_size);
+	report_u64(" out=", hdr->out_size);
+	report_u64(" cycles=", t->decompress);
+	report_u64(" move=", t->move);
+	report_u64(" verify=", t->verify);
+	report_u64(" decompress=", t->decompress);
+	report_u64(" total=", read_tsc() - t->start);
+	report_u64(" bits=", hdr->bits);
 	serial_puts(" entry=");         /* 16, 32, 64 or efi: which entry the loader took */
 	serial_puts(entry_name(bp->scratch));
 	serial_puts(" kernel=");        /* where it runs; "fixed" without a relocation table */
@@ -216,14 +215,12 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 											  : "embedded+loader");
 		serial_puts(":");
 		serial_put_hex(bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32);
-		serial_puts("+");
-		serial_put_u64(bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32);
+		report_u64("+", bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32);
 	}
 	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
 		initrd_unpack_report(t->unpack);        /* unpacked=FORMAT:IN->OUT or no(why) */
 	if (STUB_FLAGS & BZPACK_FLAG_X86) {
-		serial_puts(" unfilter=");      /* the x86 un-filter's cycles, after decompress= */
-		serial_put_u64(t->unfilter);
+		report_u64(" unfilter=", t->unfilter);  /* the x86 un-filter's cycles, after decompress= */
 	}
 	serial_puts("\n");
 }

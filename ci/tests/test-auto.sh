@@ -132,15 +132,9 @@ elif [ ! -s "$T/auto-fast.img" ]; then
 	fail "$name" "no image from the fast-storage run"
 else
 	log=$T/auto-fast.log
-	if boot "$name" 33 "$T/auto-fast.img" "$log" -d -a "console=ttyS0"; then
-		if ! grep -Eq '^bzpack: codec=lz4 in=[0-9]+ out=[0-9]+ cycles=[0-9]+ ' "$log"; then
-			fail "$name" "no report line with codec=lz4"
-		elif ! grep -q '^testkern: OK bits=64$' "$log"; then
-			fail "$name" "no 'testkern: OK bits=64'"
-		else
-			pass "$name"
-		fi
-	fi
+	boot "$name" 33 "$T/auto-fast.img" "$log" -d -a "console=ttyS0" &&
+		testkern_booted "$name" "$log" '^bzpack: codec=lz4 in=[0-9]+ out=[0-9]+ cycles=[0-9]+ ' 64 &&
+		pass "$name"
 fi
 
 # Usage errors: exit 2, one line, then the Try line; no output file.

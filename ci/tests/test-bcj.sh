@@ -78,15 +78,9 @@ sys.exit(0 if "\"filter\": \"x86\"" in txt and "\"flags\": 1" in txt else 1)' "$
 
 		log=$T/bcj-$bits-$codec.log
 		name="bcj: boot testkern$bits $codec --bcj (-kernel)"
-		if boot "$name" 33 "$img" "$log" -d -a "$BCJ_CMDLINE"; then
-			u=$(report_field "$log" unfilter)
-			if ! grep -Eq "^bzpack: codec=$codec in=[0-9]+ .* unfilter=[0-9]+$" "$log"; then
-				fail "$name" "no report line with unfilter="
-			elif ! grep -q "^testkern: OK bits=$bits$" "$log"; then
-				fail "$name" "no 'testkern: OK bits=$bits'"
-			else
-				pass "$name (unfilter=$u)"
-			fi
+		if boot "$name" 33 "$img" "$log" -d -a "$BCJ_CMDLINE" &&
+			testkern_booted "$name" "$log" "^bzpack: codec=$codec in=[0-9]+ .* unfilter=[0-9]+$" $bits; then
+			pass "$name (unfilter=$(report_field "$log" unfilter))"
 		fi
 		if [ "$codec" = lz4 ]; then
 			log=$T/bcj-$bits-$codec-plain.log

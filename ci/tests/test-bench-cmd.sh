@@ -38,16 +38,11 @@ tc_lines() {
 # that measured every codec of the packer on each KERNEL under QEMU.
 tc_json() {
 	python3 - "$@" <<'PY'
-import json, re, sys
+import re, sys
+sys.path.insert(0, "ci/tests")
+import strictjson
 path, codecs, kernels = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
-def no_dup(pairs):
-    d = {}
-    for k, v in pairs:
-        if k in d:
-            sys.exit("key %r twice" % k)
-        d[k] = v
-    return d
-d = json.load(open(path), object_pairs_hook=no_dup)
+d = strictjson.load(path)
 assert d["bzpack_bench"] == 1 and d["qemu"] is True, "header"
 cells = d["cells"]
 n = 0

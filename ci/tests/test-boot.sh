@@ -19,14 +19,12 @@ for bits in 32 64; do
 			log=$T/testkern$bits-$codec-${q#qemu-system-}.log
 			name="boot testkern$bits $codec under $q"
 			boot "$name" 33 "$img" "$log" -q $q -d -a "$CMDLINE" || continue
-			if ! grep -Eq "^bzpack: codec=$codec in=[0-9]+ out=[0-9]+ cycles=[0-9]+ " "$log"; then
-				fail "$name" "no report line"
-			elif ! grep -q "^testkern: OK bits=$bits$" "$log"; then
-				fail "$name" "no 'testkern: OK bits=$bits'"
-			elif ! grep -qxF "testkern: cmdline=$CMDLINE" "$log"; then
-				fail "$name" "command line did not arrive through boot_params"
-			else
+			testkern_booted "$name" "$log" "^bzpack: codec=$codec in=[0-9]+ out=[0-9]+ cycles=[0-9]+ " $bits ||
+				continue
+			if grep -qxF "testkern: cmdline=$CMDLINE" "$log"; then
 				pass "$name"
+			else
+				fail "$name" "command line did not arrive through boot_params"
 			fi
 		done
 	done

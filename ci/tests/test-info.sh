@@ -12,18 +12,13 @@ mkdir -p "$INFO_DIR"
 # info_json_check NAME FILE TEXT JSON WANT_OK [FAILED_CHECK...]: python's verdict
 info_json_check() {
 	python3 - "$@" <<'PY'
-import json, struct, sys
+import struct, sys
+sys.path.insert(0, "ci/tests")
+import strictjson
 name, path, text_path, json_path, want_ok = sys.argv[1:6]
 want_failed = sys.argv[6:]
-def no_dup(pairs):
-    d = {}
-    for k, v in pairs:
-        if k in d:
-            sys.exit("key %r twice" % k)
-        d[k] = v
-    return d
 try:
-    d = json.load(open(json_path), object_pairs_hook=no_dup)
+    d = strictjson.load(json_path)
 except ValueError as e:
     sys.exit("does not parse: %s" % e)
 assert d["bzpack_info"] == 1 and d["file"] == path, "header"

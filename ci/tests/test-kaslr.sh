@@ -31,9 +31,7 @@ for spec in "amd64 qemu-system-x86_64 64" "i386 qemu-system-i386 32"; do
 	set -- $spec
 	arch=$1 qemu=$2 bits=$3
 	img=$T/kaslr-debian-$arch-lz4.img
-	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
-		fail "kaslr: pack Debian $arch" "$out"; continue
-	fi
+	pack_debian "kaslr: pack Debian $arch" "$img" "$arch" "$bits" || continue
 	fields=() texts=()
 	for run in 1 2; do
 		log=$T/kaslr-$arch-$run.log

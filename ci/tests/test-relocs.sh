@@ -161,9 +161,7 @@ for spec in "amd64 64 0x200000" "i386 32 0x2000"; do
 	set -- $spec
 	arch=$1 bits=$2 align=$3
 	img=$T/relocs-debian-$arch-lz4.img
-	if ! out=$(pack_cached "$img" "$DEB/$arch/vmlinuz" -c lz4 -b "$bits" 2>&1); then
-		fail "pack Debian $arch" "$out"; continue
-	fi
+	pack_debian "pack Debian $arch" "$img" "$arch" "$bits" || continue
 	info=$($BZPACK --info "$img" 2>&1)
 	check "Debian $arch image: the kernel is relocatable, aligned to $align" \
 		grep -q "^kernel: .*relocatable: runs at max(load address, 0x1000000) aligned to $align" <<<"$info"
@@ -221,52 +219,11 @@ damage() {
 		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh64" "$BZHDR_payload_crc" "$BZHDR_payload_xxh64" \
 		"$BZHDR_header_crc" <<'EOF'
 import struct, sys
+sys.path.insert(0, "ci")
+from checksums import crc32c as crc, xxh64
 src, dst, what, reseal = sys.argv[1:5]
 (hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh64, o_payload, o_xxh64,
  o_header) = map(int, sys.argv[5:])
-POLY = 0x82f63b78                        # CRC-32C, as decode/crc32c.c
-T = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ (POLY if c & 1 else 0)
-    T.append(c)
-def crc(b):
-    c = 0xffffffff
-    for x in b:
-        c = T[(c ^ x) & 255] ^ (c >> 8)
-    return c ^ 0xffffffff
-M = (1 << 64) - 1                      # XXH64, seed 0, as decode/xxh64.h
-P1, P2, P3, P4, P5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                      0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
-def rotl(x, r):
-    return (x << r | x >> (64 - r)) & M
-def rnd(acc, lane):
-    return rotl((acc + lane * P2) & M, 31) * P1 & M
-def xxh64(b):
-    n, p = len(b), 0
-    if n >= 32:
-        v = [(P1 + P2) & M, P2, 0, -P1 & M]
-        while n - p >= 32:
-            v = [rnd(v[i], struct.unpack_from("<Q", b, p + 8 * i)[0]) for i in range(4)]
-            p += 32
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
-        for x in v:
-            h = ((h ^ rnd(0, x)) * P1 + P4) & M
-    else:
-        h = P5
-    h = (h + n) & M
-    while n - p >= 8:
-        h = (rotl(h ^ rnd(0, struct.unpack_from("<Q", b, p)[0]), 27) * P1 + P4) & M
-        p += 8
-    if n - p >= 4:
-        h = (rotl(h ^ (struct.unpack_from("<I", b, p)[0] * P1 & M), 23) * P2 + P3) & M
-        p += 4
-    for x in b[p:]:
-        h = rotl(h ^ (x * P5 & M), 11) * P1 & M
-    h = (h ^ h >> 33) * P2 & M
-    h = (h ^ h >> 29) * P3 & M
-    return h ^ h >> 32
 d = bytearray(open(src, "rb").read())
 if what.startswith("flip:"):
     d[table + int(what[5:])] ^= 0x10

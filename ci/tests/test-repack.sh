@@ -1,6 +1,6 @@
 # test-repack.sh - a repack of Debian's kernels is faithful: every
 # setup_header field of our image equals Debian's vmlinuz's, or differs
-# for a reason listed below (ci/lib.sh: B, T, pass, fail, skip).  The
+# for a reason in ci/tests/repack-why.txt (ci/lib.sh: B, T, pass, fail, skip).  The
 # field list comes from build/gen/bzpack_format.sh (SETUP_HDR_*), so a
 # field added to include/bzpack_format.h is compared too; one that differs
 # without a reason fails.  Writes $B/test/repack-header.md, which
@@ -11,21 +11,6 @@ RP_TABLE=$T/repack-header.md
 mkdir -p "$RP_DIR"
 rm -f "$RP_TABLE"
 
-# The fields that may differ, and why.  Everything else must be equal.
-declare -A RP_WHY=(
-	[setup_sects]="our real-mode part: the boot sector, our setup, the version string (and a PE .reloc sector)"
-	[syssize]="our protected-mode part: the stub, our header and the payload"
-	[payload_offset]="our stub and header come before the payload"
-	[payload_length]="our payload (lz4 here), not Debian's xz"
-	[kernel_version]="points to our copy of the string, which adds \`[bzpack 0.1, CODEC, BITS-bit]\`"
-	[heap_end_ptr]="a loader writes it (boot.rst: write); Debian's file holds its own setup's heap end, our setup uses no heap"
-	[min_alignment]="the image's, not the kernel's: our stub runs anywhere 4 KiB-aligned and places the kernel itself"
-	[kernel_alignment]="what our stub aligns the kernel to: the kernel's own minimum (1 << min_alignment, 8 KiB for i386), where Linux's decompressor uses CONFIG_PHYSICAL_ALIGN (16 MiB for i386)"
-	[init_size]="our stub's own memory plan (in-place margin, scratch, workspace); ci/tests/test-debian.sh gates it"
-	[handover_offset]="where our stub's EFI handover entry is; 32-bit images have none"
-	[kernel_info_offset]="our kernel_info lies in our header"
-	[xloadflags]="not set: XLF_EFI_HANDOVER_32 (our stubs have no 32-bit EFI entry), XLF_5LEVEL and XLF_5LEVEL_ENABLED (our 64-bit entry builds 4-level page tables and stops with an error when entered with 5-level paging on, so kexec must not choose it then)"
-)
 # xloadflags bits Debian's may have and ours not: HANDOVER_32, 5LEVEL, 5LEVEL_ENABLED
 RP_XLF_DROPPED=$((0x04 | 0x20 | 0x40))
 
@@ -48,11 +33,8 @@ for arch in amd64 i386; do
 done
 
 if [ -n "$rp_archs" ]; then
-	rp_why=$RP_DIR/why.txt
-	: > "$rp_why"
-	for f in "${!RP_WHY[@]}"; do printf '%s\t%s\n' "$f" "${RP_WHY[$f]}" >> "$rp_why"; done
 	# shellcheck disable=SC2086
-	if rp_out=$(python3 - "$B/gen/bzpack_format.sh" "$rp_why" "$RP_XLF_DROPPED" "$RP_TABLE" "$B" $rp_archs <<'PY' 2>&1
+	if rp_out=$(python3 - "$B/gen/bzpack_format.sh" ci/tests/repack-why.txt "$RP_XLF_DROPPED" "$RP_TABLE" "$B" $rp_archs <<'PY' 2>&1
 import re, struct, sys
 consts, why_path, dropped, table, B, *archs = sys.argv[1:]
 dropped = int(dropped)
@@ -67,7 +49,7 @@ for line in open(consts):
 assert end and len(offs) > 30, "no setup_header fields in %s" % consts
 fields = sorted(offs, key=offs.get)
 size = {f: (offs[fields[i + 1]] if i + 1 < len(fields) else end) - offs[f] for i, f in enumerate(fields)}
-why = dict(l.rstrip("\n").split("\t", 1) for l in open(why_path))
+why = dict(l.rstrip("\n").split(": ", 1) for l in open(why_path) if not l.startswith("#"))
 def read(path):
     d = open(path, "rb").read()
     return {f: int.from_bytes(d[offs[f]:offs[f] + size[f]], "little") for f in fields}

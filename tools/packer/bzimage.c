@@ -447,12 +447,9 @@ static void carry_setup(const struct bzimage_info *info, struct carried_setup *c
 	const struct setup_header *h = &info->setup;
 
 	c->set = 1;
-	c->root_flags = h->root_flags;
-	c->ram_size = h->ram_size;
-	c->vid_mode = h->vid_mode;
-	c->root_dev = h->root_dev;
-	c->start_sys_seg = h->start_sys_seg;
-	c->setup_move_size = h->setup_move_size;
+#define CARRY(field) c->field = h->field;
+	CARRIED_AS_IS(CARRY)
+#undef CARRY
 	c->initrd_addr_max = info->protocol >= PROTOCOL_INITRD_MAX ? h->initrd_addr_max : 0x37ffffff;
 	c->cmdline_size = info->protocol >= PROTOCOL_CMDLINE_SIZE ? h->cmdline_size : 255;
 	c->xloadflags = info->protocol >= PROTOCOL_XLOADFLAGS ? h->xloadflags & XLF_EFI_KEXEC : 0;

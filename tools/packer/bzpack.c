@@ -218,6 +218,17 @@ done:
 	return r;
 }
 
+/* What both --extract modes start from: input read into file, as a
+ * bzImage whose headers bzimage_extract has checked and described. */
+static int read_bzimage(const char *input, struct buffer *file, struct bzimage_info *info, struct error *err)
+{
+	if (read_file(input, file, err) < 0)
+		return -1;
+	if (!bzimage_detect(file))
+		return fail_with(err, "not a bzImage: nothing to extract");
+	return bzimage_extract(file, NULL, info, err);
+}
+
 /* bzpack --extract: a Linux bzImage's decompressed payload, as is (the
  * vmlinux ELF, followed by its relocations when it has them, as
  * scripts/extract-vmlinux gives it); for our own images the ELF the
@@ -232,13 +243,7 @@ static int extract(const char *input, const char *output, const char **culprit, 
 
 	memset(&k, 0, sizeof(k));
 	*culprit = input;
-	if (read_file(input, &file, err) < 0)
-		goto done;
-	if (!bzimage_detect(&file)) {
-		fail_with(err, "not a bzImage: nothing to extract");
-		goto done;
-	}
-	if (bzimage_extract(&file, NULL, &info, err) < 0)
+	if (read_bzimage(input, &file, &info, err) < 0)
 		goto done;
 	if (!info.ours ? bzimage_extract(&file, &unpacked, &info, err) < 0
 		       : bzimage_kernel(&file, 0, &k, &info, err) < 0 ||
@@ -264,13 +269,7 @@ static int extract_initrd(const char *input, const char *output, const char **cu
 	int r = -1;
 
 	*culprit = input;
-	if (read_file(input, &file, err) < 0)
-		goto done;
-	if (!bzimage_detect(&file)) {
-		fail_with(err, "not a bzImage: nothing to extract");
-		goto done;
-	}
-	if (bzimage_extract(&file, NULL, &info, err) < 0)
+	if (read_bzimage(input, &file, &info, err) < 0)
 		goto done;
 	const struct bzpack_embed *e = bzimage_embed(&info, BZIMAGE_EMBED_INITRD);
 	if (!info.ours || !e->size) {

@@ -17,6 +17,35 @@ struct segment {
 	uint64_t offset, paddr, vaddr, filesz, memsz, align;
 };
 
+/* What tells the two ELF classes apart: the rest of a header is the same
+ * fields in narrower or wider structs. */
+static const struct elf_class {
+	unsigned char id;
+	int bits;
+	size_t ehdr_size, phdr_size;
+	unsigned machine;
+	const char *arch;
+} classes[] = {
+	{ ELFCLASS64, 64, sizeof(Elf64_Ehdr), sizeof(Elf64_Phdr), EM_X86_64, "x86-64" },
+	{ ELFCLASS32, 32, sizeof(Elf32_Ehdr), sizeof(Elf32_Phdr), EM_386, "i386" },
+};
+
+/* The ELF header fields read here, widened from either class. */
+struct ehdr {
+	uint64_t type, machine, entry, flags, phoff, phentsize, phnum, shoff, shentsize, shnum;
+};
+
+/* Elf32_* and Elf64_* name the same fields, so one list of them serves
+ * both classes' structs. */
+#define WIDEN_EHDR(h, eh)                                                                           \
+	(*(h) = (struct ehdr){ (eh).e_type,  (eh).e_machine, (eh).e_entry,     (eh).e_flags,             \
+			       (eh).e_phoff, (eh).e_phentsize, (eh).e_phnum,   (eh).e_shoff,             \
+			       (eh).e_shentsize, (eh).e_shnum })
+#define WIDEN_PHDR(s, ptype, pflags, ph)                                                            \
+	((ptype) = (ph).p_type, (pflags) = (ph).p_flags,                                            \
+	 (s) = (struct segment){ (ph).p_offset, (ph).p_paddr, (ph).p_vaddr, (ph).p_filesz, (ph).p_memsz, \
+				 (ph).p_align })
+
 /* The program headers an image's ELF record keeps (bzpack_elf.h): every
  * PT_LOAD, and any other whose bytes --extract can place again, inside a
  * PT_LOAD's at the same distance from its start in the file and in
@@ -60,65 +89,58 @@ static int read_headers(const struct buffer *f, int *bits, uint64_t *entry, uint
 	if (d[EI_DATA] != ELFDATA2LSB)
 		return fail_with(err, "ELF file is not little-endian");
 
-	uint64_t phoff, phentsize, phnum, type, machine, shoff, shentsize, shnum;
-	if (d[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		if (f->size < sizeof(eh))
-			return fail_with(err, "truncated ELF64 header (%zu bytes)", f->size);
-		memcpy(&eh, d, sizeof(eh));
-		*bits = 64, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry, elf->flags = eh.e_flags;
-		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
-		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
-		if (machine != EM_X86_64)
-			return fail_with(err, "ELF64 file is not for x86-64 (e_machine %llu)",
-					 (unsigned long long)machine);
-		if (phentsize != sizeof(Elf64_Phdr))
-			return fail_with(err, "bad program header size %llu", (unsigned long long)phentsize);
-	} else if (d[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		if (f->size < sizeof(eh))
-			return fail_with(err, "truncated ELF32 header (%zu bytes)", f->size);
-		memcpy(&eh, d, sizeof(eh));
-		*bits = 32, type = eh.e_type, machine = eh.e_machine, *entry = eh.e_entry, elf->flags = eh.e_flags;
-		phoff = eh.e_phoff, phentsize = eh.e_phentsize, phnum = eh.e_phnum;
-		shoff = eh.e_shoff, shentsize = eh.e_shentsize, shnum = eh.e_shnum;
-		if (machine != EM_386)
-			return fail_with(err, "ELF32 file is not for i386 (e_machine %llu)",
-					 (unsigned long long)machine);
-		if (phentsize != sizeof(Elf32_Phdr))
-			return fail_with(err, "bad program header size %llu", (unsigned long long)phentsize);
-	} else {
+	const struct elf_class *c = NULL;
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (classes[i].id == d[EI_CLASS])
+			c = &classes[i];
+	if (!c)
 		return fail_with(err, "unknown ELF class %u", d[EI_CLASS]);
+	if (f->size < c->ehdr_size)
+		return fail_with(err, "truncated ELF%d header (%zu bytes)", c->bits, f->size);
+	struct ehdr h;
+	if (c->bits == 64) {
+		Elf64_Ehdr eh;
+		memcpy(&eh, d, sizeof(eh));
+		WIDEN_EHDR(&h, eh);
+	} else {
+		Elf32_Ehdr eh;
+		memcpy(&eh, d, sizeof(eh));
+		WIDEN_EHDR(&h, eh);
 	}
-	elf->elf_class = d[EI_CLASS], elf->osabi = d[EI_OSABI], elf->machine = (uint16_t)machine;
-	if (type != ET_EXEC)
-		return fail_with(err, "ELF file is not an executable (e_type %llu)", (unsigned long long)type);
-	if (phnum == 0)
+	if (h.machine != c->machine)
+		return fail_with(err, "ELF%d file is not for %s (e_machine %llu)", c->bits, c->arch,
+				 (unsigned long long)h.machine);
+	if (h.phentsize != c->phdr_size)
+		return fail_with(err, "bad program header size %llu", (unsigned long long)h.phentsize);
+	*bits = c->bits, *entry = h.entry, elf->flags = (uint32_t)h.flags;
+	elf->elf_class = d[EI_CLASS], elf->osabi = d[EI_OSABI], elf->machine = (uint16_t)h.machine;
+	if (h.type != ET_EXEC)
+		return fail_with(err, "ELF file is not an executable (e_type %llu)", (unsigned long long)h.type);
+	if (h.phnum == 0)
 		return fail_with(err, "ELF file has no program headers");
-	if (phoff > f->size || phnum * phentsize > f->size - phoff)
+	if (h.phoff > f->size || h.phnum * h.phentsize > f->size - h.phoff)
 		return fail_with(err, "program headers lie beyond the end of the file");
 	/* Where the ELF file ends: Linux appends the relocation table to it
 	 * in a bzImage's payload.  The section table comes last in a vmlinux;
 	 * the segments' extents are taken in below. */
-	*file_end = phoff + phnum * phentsize;
-	if (shnum && shoff <= f->size && shnum * shentsize <= f->size - shoff && shoff + shnum * shentsize > *file_end)
-		*file_end = shoff + shnum * shentsize;
+	*file_end = h.phoff + h.phnum * h.phentsize;
+	if (h.shnum && h.shoff <= f->size && h.shnum * h.shentsize <= f->size - h.shoff &&
+	    h.shoff + h.shnum * h.shentsize > *file_end)
+		*file_end = h.shoff + h.shnum * h.shentsize;
 
 	*nsegs = 0;
-	for (uint64_t i = 0; i < phnum; i++) {
-		const uint8_t *p = d + phoff + i * phentsize;
+	for (uint64_t i = 0; i < h.phnum; i++) {
+		const uint8_t *p = d + h.phoff + i * h.phentsize;
 		struct segment s;
 		uint32_t ptype, pflags;
 		if (*bits == 64) {
 			Elf64_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
-			ptype = ph.p_type, pflags = ph.p_flags;
-			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
+			WIDEN_PHDR(s, ptype, pflags, ph);
 		} else {
 			Elf32_Phdr ph;
 			memcpy(&ph, p, sizeof(ph));
-			ptype = ph.p_type, pflags = ph.p_flags;
-			s = (struct segment){ ph.p_offset, ph.p_paddr, ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align };
+			WIDEN_PHDR(s, ptype, pflags, ph);
 		}
 		int loads = ptype == PT_LOAD && (s.memsz != 0 || s.filesz != 0);
 		if (loads && *nsegs == MAX_SEGMENTS)

@@ -147,12 +147,9 @@ static void fill_setup_header(struct setup_header *h, const struct image_layout 
 	memset(h, 0, sizeof(*h));
 	h->setup_sects = (uint8_t)(l->setup_size / SECTOR_SIZE - 1);
 	h->syssize = (uint32_t)(l->prot_size / 16);
-	h->root_flags = c->root_flags;
-	h->ram_size = c->ram_size;
-	h->vid_mode = c->vid_mode;
-	h->root_dev = c->root_dev;
-	h->start_sys_seg = c->start_sys_seg;
-	h->setup_move_size = c->setup_move_size;
+#define CARRY(field) h->field = c->field;
+	CARRIED_AS_IS(CARRY)
+#undef CARRY
 	h->boot_flag = SETUP_BOOT_FLAG;
 	h->jump = (uint16_t)(0xeb | (SETUP_HEADER_END - 0x202) << 8); /* jmp short setup_entry */
 	h->header = SETUP_HDRS_MAGIC;

@@ -17,9 +17,13 @@
  * own: a bzImage input's are carried into the image (bzimage.c), so a
  * repack is faithful; set == 0 (an ELF input) means Linux's own defaults
  * (arch/x86/boot/header.S), see image.c. */
+/* The fields of struct carried_setup that go from the input's setup
+ * header to the image's as they are: one list for both copies. */
+#define CARRIED_AS_IS(X) X(root_flags) X(ram_size) X(vid_mode) X(root_dev) X(start_sys_seg) X(setup_move_size)
+
 struct carried_setup {
 	int set;
-	uint16_t root_flags, ram_size, vid_mode, root_dev, start_sys_seg, setup_move_size;
+	uint16_t root_flags, ram_size, vid_mode, root_dev, start_sys_seg, setup_move_size;  /* as they were */
 	uint32_t initrd_addr_max, cmdline_size;
 	uint16_t xloadflags;            /* the bits that describe the kernel itself */
 };

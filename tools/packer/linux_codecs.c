@@ -29,6 +29,27 @@ static int truncated(struct error *err, const char *codec)
 	return fail_with(err, "bzImage payload: %s data truncated", codec);
 }
 
+/* How a library's run over the whole payload ended, in the terms every
+ * codec reports: finished; stopped (out of input, or out of room when the
+ * output is full); out of memory; corrupt data.  Each library's own codes
+ * map to one of these, and stream_result words them the same for all. */
+enum stream_end { STREAM_DONE, STREAM_STOPPED, STREAM_NO_MEMORY, STREAM_CORRUPT };
+
+static int stream_result(struct error *err, enum stream_end e, const char *codec, const char *lib,
+			 int full, size_t cap, const char *why)
+{
+	switch (e) {
+	case STREAM_DONE:
+		return 0;
+	case STREAM_STOPPED:
+		return full ? too_long(err, codec, cap) : truncated(err, codec);
+	case STREAM_NO_MEMORY:
+		return fail_with(err, "bzImage payload: out of memory in %s", lib);
+	default:
+		return fail_with(err, "bzImage payload: %s data corrupt (%s)", codec, why);
+	}
+}
+
 static int unpack_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap,
 		       size_t *produced, struct error *err)
 {
@@ -48,16 +69,11 @@ static int unpack_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t ca
 	int full = s.avail_out == 0;
 	inflateEnd(&s);
 
-	switch (r) {
-	case Z_STREAM_END:
-		return 0;
-	case Z_BUF_ERROR:
-		return full ? too_long(err, "gzip", cap) : truncated(err, "gzip");
-	case Z_MEM_ERROR:
-		return fail_with(err, "bzImage payload: out of memory in zlib");
-	default:
-		return fail_with(err, "bzImage payload: gzip data corrupt (%s)", msg);
-	}
+	enum stream_end e = r == Z_STREAM_END ? STREAM_DONE
+			    : r == Z_BUF_ERROR ? STREAM_STOPPED
+			    : r == Z_MEM_ERROR ? STREAM_NO_MEMORY
+					       : STREAM_CORRUPT;
+	return stream_result(err, e, "gzip", "zlib", full, cap, msg);
 }
 
 static int unpack_bzip2(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap,
@@ -83,16 +99,13 @@ static int unpack_bzip2(const uint8_t *in, size_t in_len, uint8_t *out, size_t c
 	int full = s.avail_out == 0;
 	BZ2_bzDecompressEnd(&s);
 
-	switch (r) {
-	case BZ_STREAM_END:
-		return 0;
-	case BZ_OK:
-		return full ? too_long(err, "bzip2", cap) : truncated(err, "bzip2");
-	case BZ_MEM_ERROR:
-		return fail_with(err, "bzImage payload: out of memory in libbz2");
-	default:
-		return fail_with(err, "bzImage payload: bzip2 data corrupt (libbz2 error %d)", r);
-	}
+	char why[32];
+	snprintf(why, sizeof(why), "libbz2 error %d", r);
+	enum stream_end e = r == BZ_STREAM_END ? STREAM_DONE
+			    : r == BZ_OK ? STREAM_STOPPED
+			    : r == BZ_MEM_ERROR ? STREAM_NO_MEMORY
+						: STREAM_CORRUPT;
+	return stream_result(err, e, "bzip2", "libbz2", full, cap, why);
 }
 
 static int unpack_liblzma(const char *codec, int alone, const uint8_t *in, size_t in_len,
@@ -114,21 +127,17 @@ static int unpack_liblzma(const char *codec, int alone, const uint8_t *in, size_
 	int full = s.avail_out == 0;
 	lzma_end(&s);
 
-	switch (r) {
-	case LZMA_STREAM_END:
-		return 0;
-	case LZMA_BUF_ERROR:
-		return full ? too_long(err, codec, cap) : truncated(err, codec);
-	case LZMA_MEM_ERROR:
-	case LZMA_MEMLIMIT_ERROR:
-		return fail_with(err, "bzImage payload: out of memory in liblzma");
-	case LZMA_OPTIONS_ERROR:
+	if (r == LZMA_OPTIONS_ERROR)
 		return fail_with(err, "bzImage payload: %s data uses options liblzma does not support", codec);
-	case LZMA_UNSUPPORTED_CHECK:
+	if (r == LZMA_UNSUPPORTED_CHECK)
 		return fail_with(err, "bzImage payload: %s data uses an unsupported integrity check", codec);
-	default:
-		return fail_with(err, "bzImage payload: %s data corrupt (liblzma error %d)", codec, (int)r);
-	}
+	char why[32];
+	snprintf(why, sizeof(why), "liblzma error %d", (int)r);
+	enum stream_end e = r == LZMA_STREAM_END ? STREAM_DONE
+			    : r == LZMA_BUF_ERROR ? STREAM_STOPPED
+			    : r == LZMA_MEM_ERROR || r == LZMA_MEMLIMIT_ERROR ? STREAM_NO_MEMORY
+									       : STREAM_CORRUPT;
+	return stream_result(err, e, codec, "liblzma", full, cap, why);
 }
 
 static int unpack_xz(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap,
@@ -171,20 +180,16 @@ static int unpack_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t ca
 	ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, sizeof(size_t) == 4 ? 30 : 31);
 	size_t r = ZSTD_decompressDCtx(dctx, out, cap, in, frames);
 	ZSTD_freeDCtx(dctx);
-	if (ZSTD_isError(r)) {
-		switch (ZSTD_getErrorCode(r)) {
-		case ZSTD_error_dstSize_tooSmall:
-			return too_long(err, "zstd", cap);
-		case ZSTD_error_srcSize_wrong:
-			return truncated(err, "zstd");
-		case ZSTD_error_memory_allocation:
-			return fail_with(err, "bzImage payload: out of memory in libzstd");
-		default:
-			return fail_with(err, "bzImage payload: zstd data corrupt (%s)", ZSTD_getErrorName(r));
-		}
+	if (!ZSTD_isError(r)) {
+		*produced = r;
+		return 0;
 	}
-	*produced = r;
-	return 0;
+	ZSTD_ErrorCode code = ZSTD_getErrorCode(r);
+	int full = code == ZSTD_error_dstSize_tooSmall;
+	enum stream_end e = full || code == ZSTD_error_srcSize_wrong ? STREAM_STOPPED
+			    : code == ZSTD_error_memory_allocation  ? STREAM_NO_MEMORY
+								     : STREAM_CORRUPT;
+	return stream_result(err, e, "zstd", "libzstd", full, cap, ZSTD_getErrorName(r));
 }
 
 /* LZ4 legacy frame: le32 magic 0x184C2102, then blocks, each a le32

@@ -13,7 +13,7 @@
  * directory's security entry (a file offset, not an RVA) points to.
  * sbsign (sbsigntool) and UEFI firmware (EDK2's DxeImageVerificationLib)
  * do the same; the structures here are written from the specification,
- * with OpenSSL's ASN.1 templates.
+ * with OpenSSL's ASN.1 templates and types.
  */
 #include "sign.h"
 
@@ -43,92 +43,39 @@
 
 /* ---- the Authenticode structures -------------------------------------- */
 
-/* SpcString ::= CHOICE { unicode [0] IMPLICIT BMPSTRING, ascii [1] IMPLICIT IA5STRING } */
+/* SpcIndirectDataContent ::= SEQUENCE {
+ *     data SpcAttributeTypeAndOptionalValue ::= SEQUENCE { type OID, value ANY OPTIONAL },
+ *     messageDigest DigestInfo ::= SEQUENCE { digestAlgorithm AlgorithmIdentifier,
+ *                                             digest OCTET STRING } }
+ * The first member has AlgorithmIdentifier's shape (an OID, then
+ * anything or nothing) and DigestInfo is PKCS#1's, so OpenSSL's X509_ALGOR
+ * and X509_SIG encode them. */
 typedef struct {
-	int type;
-	union {
-		ASN1_BMPSTRING *unicode;
-		ASN1_IA5STRING *ascii;
-	} value;
-} BZ_SPC_STRING;
-
-ASN1_CHOICE(BZ_SPC_STRING) = {
-	ASN1_IMP(BZ_SPC_STRING, value.unicode, ASN1_BMPSTRING, 0),
-	ASN1_IMP(BZ_SPC_STRING, value.ascii, ASN1_IA5STRING, 1),
-} ASN1_CHOICE_END(BZ_SPC_STRING)
-
-/* SpcLink ::= CHOICE { url [0] IMPLICIT IA5STRING, moniker [1] ...,
- *                      file [2] EXPLICIT SpcString }  (no moniker here) */
-typedef struct {
-	int type;
-	union {
-		ASN1_IA5STRING *url;
-		BZ_SPC_STRING *file;
-	} value;
-} BZ_SPC_LINK;
-
-ASN1_CHOICE(BZ_SPC_LINK) = {
-	ASN1_IMP(BZ_SPC_LINK, value.url, ASN1_IA5STRING, 0),
-	ASN1_EXP(BZ_SPC_LINK, value.file, BZ_SPC_STRING, 2),
-} ASN1_CHOICE_END(BZ_SPC_LINK)
-
-/* SpcPeImageData ::= SEQUENCE { flags BIT STRING, file [0] EXPLICIT SpcLink } */
-typedef struct {
-	ASN1_BIT_STRING *flags;
-	BZ_SPC_LINK *file;
-} BZ_SPC_PE_IMAGE_DATA;
-
-ASN1_SEQUENCE(BZ_SPC_PE_IMAGE_DATA) = {
-	ASN1_SIMPLE(BZ_SPC_PE_IMAGE_DATA, flags, ASN1_BIT_STRING),
-	ASN1_EXP_OPT(BZ_SPC_PE_IMAGE_DATA, file, BZ_SPC_LINK, 0),
-} ASN1_SEQUENCE_END(BZ_SPC_PE_IMAGE_DATA)
-
-/* SpcAttributeTypeAndOptionalValue ::= SEQUENCE { type OID, value ANY OPTIONAL } */
-typedef struct {
-	ASN1_OBJECT *type;
-	ASN1_TYPE *value;
-} BZ_SPC_ATTRIBUTE;
-
-ASN1_SEQUENCE(BZ_SPC_ATTRIBUTE) = {
-	ASN1_SIMPLE(BZ_SPC_ATTRIBUTE, type, ASN1_OBJECT),
-	ASN1_OPT(BZ_SPC_ATTRIBUTE, value, ASN1_ANY),
-} ASN1_SEQUENCE_END(BZ_SPC_ATTRIBUTE)
-
-/* DigestInfo ::= SEQUENCE { digestAlgorithm AlgorithmIdentifier, digest OCTET STRING } */
-typedef struct {
-	X509_ALGOR *algorithm;
-	ASN1_OCTET_STRING *digest;
-} BZ_DIGEST_INFO;
-
-ASN1_SEQUENCE(BZ_DIGEST_INFO) = {
-	ASN1_SIMPLE(BZ_DIGEST_INFO, algorithm, X509_ALGOR),
-	ASN1_SIMPLE(BZ_DIGEST_INFO, digest, ASN1_OCTET_STRING),
-} ASN1_SEQUENCE_END(BZ_DIGEST_INFO)
-
-/* SpcIndirectDataContent ::= SEQUENCE { data SpcAttributeTypeAndOptionalValue,
- *                                      messageDigest DigestInfo } */
-typedef struct {
-	BZ_SPC_ATTRIBUTE *data;
-	BZ_DIGEST_INFO *message_digest;
+	X509_ALGOR *data;
+	X509_SIG *message_digest;
 } BZ_SPC_INDIRECT_DATA;
 
 ASN1_SEQUENCE(BZ_SPC_INDIRECT_DATA) = {
-	ASN1_SIMPLE(BZ_SPC_INDIRECT_DATA, data, BZ_SPC_ATTRIBUTE),
-	ASN1_SIMPLE(BZ_SPC_INDIRECT_DATA, message_digest, BZ_DIGEST_INFO),
+	ASN1_SIMPLE(BZ_SPC_INDIRECT_DATA, data, X509_ALGOR),
+	ASN1_SIMPLE(BZ_SPC_INDIRECT_DATA, message_digest, X509_SIG),
 } ASN1_SEQUENCE_END(BZ_SPC_INDIRECT_DATA)
 
-DECLARE_ASN1_FUNCTIONS(BZ_SPC_STRING)
-DECLARE_ASN1_FUNCTIONS(BZ_SPC_LINK)
-DECLARE_ASN1_FUNCTIONS(BZ_SPC_PE_IMAGE_DATA)
-DECLARE_ASN1_FUNCTIONS(BZ_SPC_ATTRIBUTE)
-DECLARE_ASN1_FUNCTIONS(BZ_DIGEST_INFO)
 DECLARE_ASN1_FUNCTIONS(BZ_SPC_INDIRECT_DATA)
-IMPLEMENT_ASN1_FUNCTIONS(BZ_SPC_STRING)
-IMPLEMENT_ASN1_FUNCTIONS(BZ_SPC_LINK)
-IMPLEMENT_ASN1_FUNCTIONS(BZ_SPC_PE_IMAGE_DATA)
-IMPLEMENT_ASN1_FUNCTIONS(BZ_SPC_ATTRIBUTE)
-IMPLEMENT_ASN1_FUNCTIONS(BZ_DIGEST_INFO)
 IMPLEMENT_ASN1_FUNCTIONS(BZ_SPC_INDIRECT_DATA)
+
+/* SpcPeImageData ::= SEQUENCE { flags BIT STRING, file [0] EXPLICIT SpcLink },
+ * SpcLink ::= CHOICE { ..., file [2] EXPLICIT SpcString },
+ * SpcString ::= CHOICE { unicode [0] IMPLICIT BMPString, ... }: every
+ * signer writes no flags and the unicode file name "<<<Obsolete>>>", so
+ * its DER is a constant: this head, then the name in UTF-16BE. */
+#define OBSOLETE_UTF16_SIZE (2 * (sizeof(OBSOLETE_FILE_NAME) - 1))
+static const uint8_t pe_image_data_head[] = {
+	0x30, 9 + OBSOLETE_UTF16_SIZE,  /* SEQUENCE */
+	0x03, 0x01, 0x00,               /* flags: an empty BIT STRING */
+	0xa0, 4 + OBSOLETE_UTF16_SIZE,  /* [0] file: SpcLink */
+	0xa2, 2 + OBSOLETE_UTF16_SIZE,  /* [2] file: SpcString */
+	0x80, OBSOLETE_UTF16_SIZE,      /* [0] unicode */
+};
 
 /* ---- the image hash ----------------------------------------------------- */
 
@@ -246,41 +193,32 @@ static X509 *read_cert(const char *path, struct error *err)
 static int indirect_data(const uint8_t *hash, unsigned hash_len, uint8_t **der, int *der_len)
 {
 	static const char obsolete[] = OBSOLETE_FILE_NAME;
-	uint8_t name[2 * (sizeof(obsolete) - 1)];
-	BZ_SPC_PE_IMAGE_DATA *pid = BZ_SPC_PE_IMAGE_DATA_new();
+	uint8_t pid[sizeof(pe_image_data_head) + OBSOLETE_UTF16_SIZE];
 	BZ_SPC_INDIRECT_DATA *idc = BZ_SPC_INDIRECT_DATA_new();
-	uint8_t *pid_der = NULL;
+	ASN1_STRING *seq = ASN1_STRING_new();
+	X509_ALGOR *digest_algorithm;
+	ASN1_OCTET_STRING *digest;
 	int ok = 0;
 
+	memcpy(pid, pe_image_data_head, sizeof(pe_image_data_head));
 	for (size_t i = 0; i + 1 < sizeof(obsolete); i++) {   /* UTF-16BE, as BMPString is */
-		name[2 * i] = 0;
-		name[2 * i + 1] = (uint8_t)obsolete[i];
+		pid[sizeof(pe_image_data_head) + 2 * i] = 0;
+		pid[sizeof(pe_image_data_head) + 2 * i + 1] = (uint8_t)obsolete[i];
 	}
 	*der = NULL;
-	if (!pid || !idc || !(pid->file = BZ_SPC_LINK_new()) || !(pid->file->value.file = BZ_SPC_STRING_new()))
-		goto done;
-	pid->file->type = 1;                    /* file */
-	pid->file->value.file->type = 0;        /* unicode */
-	if (!(pid->file->value.file->value.unicode = ASN1_BMPSTRING_new()) ||
-	    !ASN1_STRING_set(pid->file->value.file->value.unicode, name, sizeof(name)))
-		goto done;
-	int pid_len = i2d_BZ_SPC_PE_IMAGE_DATA(pid, &pid_der);
-	ASN1_STRING *seq = ASN1_STRING_new();
-	if (pid_len <= 0 || !seq || !ASN1_STRING_set(seq, pid_der, pid_len) ||
-	    !(idc->data->value = ASN1_TYPE_new())) {
+	if (!idc || !seq || !ASN1_STRING_set(seq, pid, sizeof(pid)) ||
+	    !X509_ALGOR_set0(idc->data, OBJ_txt2obj(OID_SPC_PE_IMAGE_DATA, 1), V_ASN1_SEQUENCE, seq)) {
 		ASN1_STRING_free(seq);
 		goto done;
 	}
-	ASN1_TYPE_set(idc->data->value, V_ASN1_SEQUENCE, seq);
-	if (!(idc->data->type = OBJ_txt2obj(OID_SPC_PE_IMAGE_DATA, 1)) ||
-	    !X509_ALGOR_set0(idc->message_digest->algorithm, OBJ_nid2obj(NID_sha256), V_ASN1_NULL, NULL) ||
-	    !ASN1_OCTET_STRING_set(idc->message_digest->digest, hash, (int)hash_len))
+	X509_SIG_getm(idc->message_digest, &digest_algorithm, &digest);
+	if (!idc->data->algorithm ||
+	    !X509_ALGOR_set0(digest_algorithm, OBJ_nid2obj(NID_sha256), V_ASN1_NULL, NULL) ||
+	    !ASN1_OCTET_STRING_set(digest, hash, (int)hash_len))
 		goto done;
 	*der_len = i2d_BZ_SPC_INDIRECT_DATA(idc, der);
 	ok = *der_len > 0;
 done:
-	OPENSSL_free(pid_der);
-	BZ_SPC_PE_IMAGE_DATA_free(pid);
 	BZ_SPC_INDIRECT_DATA_free(idc);
 	return ok;
 }
@@ -479,14 +417,17 @@ static void judge(const uint8_t *der, size_t size, const struct buffer *f, const
 	if (!(idc = d2i_BZ_SPC_INDIRECT_DATA(NULL, &q, seq->length)) || !der_header(seq->data, seq->length, &header))
 		goto done;
 	v->problem = NULL;
-	const EVP_MD *md = EVP_get_digestbyobj(idc->message_digest->algorithm->algorithm);
+	const X509_ALGOR *digest_algorithm;
+	const ASN1_OCTET_STRING *digest;
+	X509_SIG_get0(idc->message_digest, &digest_algorithm, &digest);
+	const EVP_MD *md = EVP_get_digestbyobj(digest_algorithm->algorithm);
 	v->digest = md ? EVP_MD_get0_name(md) : "unknown";
 	uint8_t hash[EVP_MAX_MD_SIZE];
 	unsigned hash_len;
 	struct error ignored;
 	if (md && image_hash(f, pe, md, hash, &hash_len, &ignored) == 0)
-		v->hash_matches = (int)hash_len == idc->message_digest->digest->length &&
-				  memcmp(hash, idc->message_digest->digest->data, hash_len) == 0;
+		v->hash_matches = (int)hash_len == ASN1_STRING_length(digest) &&
+				  memcmp(hash, ASN1_STRING_get0_data(digest), hash_len) == 0;
 	STACK_OF(PKCS7_SIGNER_INFO) *signers = PKCS7_get_signer_info(p7);
 	if (signers && sk_PKCS7_SIGNER_INFO_num(signers) > 0) {
 		PKCS7_ISSUER_AND_SERIAL *ias = sk_PKCS7_SIGNER_INFO_value(signers, 0)->issuer_and_serial;

@@ -40,11 +40,43 @@ static inline size_t lzo_ref_ext(const uint8_t *src, size_t n, size_t *ip, size_
 	}
 }
 
+/* An M3's or M4's length (t's bits under mask, extended when 0) plus 2,
+ * then its le16 distance field into *s.  0 if the input ends first. */
+static inline size_t lzo_ref_match(const uint8_t *src, size_t n, size_t *ip, unsigned t, size_t mask,
+				   unsigned *s)
+{
+	size_t len = t & mask;
+
+	if (len == 0 && (len = lzo_ref_ext(src, n, ip, mask)) == 0)
+		return 0;
+	if (n - *ip < 2)
+		return 0;
+	*s = src[*ip] | (unsigned)src[*ip + 1] << 8;
+	*ip += 2;
+	return len + 2;
+}
+
+/* len literals from src at *ip to dst at *op, checked in the decoder's
+ * order: the input first, then the room. */
+static inline enum decode_status lzo_ref_literals(const uint8_t *src, size_t n, size_t *ip, uint8_t *dst,
+						  size_t cap, size_t *op, size_t len)
+{
+	if (len > n - *ip)
+		return DECODE_TRUNCATED;
+	if (len > cap - *op)
+		return DECODE_OUTPUT_OVERRUN;
+	memcpy(dst + *op, src + *ip, len);
+	*ip += len;
+	*op += len;
+	return DECODE_OK;
+}
+
 static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
 						int version, struct lzo_ref_stats *st)
 {
 	size_t ip = 0, op = 0, len, off;
 	unsigned state = 0, s, t;
+	enum decode_status r;
 
 	memset(st, 0, sizeof(*st));
 	if (version == 1) {
@@ -61,12 +93,9 @@ static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, ui
 	}
 	if (src[ip] > 17) {
 		len = src[ip++] - 17u;
-		if (len > n - ip)
-			return DECODE_TRUNCATED;
-		if (len > cap - op)
-			return DECODE_OUTPUT_OVERRUN;
-		for (size_t i = 0; i < len; i++)
-			dst[op++] = src[ip++];
+		r = lzo_ref_literals(src, n, &ip, dst, cap, &op, len);
+		if (r != DECODE_OK)
+			return r;
 		state = len < 4 ? (unsigned)len : 4;
 	}
 	for (;;) {
@@ -81,14 +110,8 @@ static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, ui
 			s = t & 3;
 			st->m2++;
 		} else if (t >= 32) {           /* M3 */
-			len = t & 31;
-			if (len == 0 && (len = lzo_ref_ext(src, n, &ip, 31)) == 0)
+			if ((len = lzo_ref_match(src, n, &ip, t, 31, &s)) == 0)
 				return DECODE_TRUNCATED;
-			len += 2;
-			if (n - ip < 2)
-				return DECODE_TRUNCATED;
-			s = src[ip] | (unsigned)src[ip + 1] << 8;
-			ip += 2;
 			off = 1 + (s >> 2);
 			s &= 3;
 			st->m3++;
@@ -108,14 +131,8 @@ static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, ui
 				st->zero_bytes += len;
 				goto trailing;
 			}
-			len = t & 7;
-			if (len == 0 && (len = lzo_ref_ext(src, n, &ip, 7)) == 0)
+			if ((len = lzo_ref_match(src, n, &ip, t, 7, &s)) == 0)
 				return DECODE_TRUNCATED;
-			len += 2;
-			if (n - ip < 2)
-				return DECODE_TRUNCATED;
-			s = src[ip] | (unsigned)src[ip + 1] << 8;
-			ip += 2;
 			off = 16384 + ((size_t)(t & 8) << 11) + (s >> 2);
 			if (off == 16384) {
 				if (t != 0x11 || s != 0) {
@@ -132,13 +149,9 @@ static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, ui
 			len = t;
 			if (len == 0 && (len = lzo_ref_ext(src, n, &ip, 15)) == 0)
 				return DECODE_TRUNCATED;
-			len += 3;
-			if (len > n - ip)
-				return DECODE_TRUNCATED;
-			if (len > cap - op)
-				return DECODE_OUTPUT_OVERRUN;
-			for (size_t i = 0; i < len; i++)
-				dst[op++] = src[ip++];
+			r = lzo_ref_literals(src, n, &ip, dst, cap, &op, len + 3);
+			if (r != DECODE_OK)
+				return r;
 			state = 4;
 			st->runs++;
 			continue;
@@ -161,12 +174,9 @@ static inline enum decode_status lzo_ref_decode(const uint8_t *src, size_t n, ui
 		for (size_t i = 0; i < len; i++, op++)
 			dst[op] = dst[op - off];
 trailing:
-		if (s > n - ip)
-			return DECODE_TRUNCATED;
-		if (s > cap - op)
-			return DECODE_OUTPUT_OVERRUN;
-		for (unsigned i = 0; i < s; i++)
-			dst[op++] = src[ip++];
+		r = lzo_ref_literals(src, n, &ip, dst, cap, &op, s);
+		if (r != DECODE_OK)
+			return r;
 		state = s;
 	}
 }
