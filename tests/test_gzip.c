@@ -35,6 +35,7 @@
 #include "decode.h"
 #include "testgen.h"
 #include "testlib.h"
+#include "zlib_inflate.h"
 
 /* ---- running the decoder ------------------------------------------------ */
 
@@ -44,31 +45,16 @@
 enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
 				    size_t dst_len, void *workspace);
 
-/* Runs fn on an exact copy of src, into a fresh exact dst of dst_len
- * bytes, with an exact workspace (malloc: 16-byte aligned).  The output
- * is copied to *out (malloc'ed, dst_len bytes). */
+/* fn through decode_exact, with an exact workspace of junk ("contents
+ * undefined on entry"). */
 static int run_one(decode_fn fn, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	struct buf s = buf_from(src, src_len);
-	struct buf d = buf_new(dst_len);
-	void *ws = xmalloc(DECODE_WORKSPACE_gzip);
+	struct buf ws = buf_new(DECODE_WORKSPACE_gzip);
 	int st;
 
-	memset(d.p, 0x5C, dst_len);
-	memset(ws, 0xEE, DECODE_WORKSPACE_gzip);  /* "contents undefined on entry" */
-	st = fn(s.p, src_len, d.p, dst_len, ws);
-	if (!buf_guards_ok(&d))
-		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
-	if (!buf_guards_ok(&s))
-		failf("wrote outside src?! (status %s)", status_name(st));
-	if (!valid_status(st))
-		failf("returned %d, not a decode_status", st);
-	*out = xmalloc(dst_len);
-	if (dst_len)
-		memcpy(*out, d.p, dst_len);
-	free(ws);
-	buf_free(&s);
-	buf_free(&d);
+	memset(ws.p, 0xEE, ws.n);
+	st = decode_exact(fn, src, src_len, dst_len, &ws, out);
+	buf_free(&ws);
 	return st;
 }
 
@@ -174,22 +160,9 @@ static uint8_t *deflate_raw(const uint8_t *data, size_t n, int level, size_t *cl
  * them), else 0. */
 static int zlib_accepts(const uint8_t *src, size_t n, size_t dst_len, uint8_t **out)
 {
-	z_stream s;
 	uint8_t *o = xmalloc(dst_len + 1);
-	int r, ok;
+	int ok = zlib_inflates(src, n, o, dst_len);
 
-	memset(&s, 0, sizeof(s));
-	if (inflateInit2(&s, 31) != Z_OK) {
-		fprintf(stderr, "test_gzip: inflateInit2 failed\n");
-		exit(2);
-	}
-	s.next_in = (Bytef *)src;
-	s.avail_in = (uInt)n;
-	s.next_out = o;
-	s.avail_out = (uInt)dst_len;
-	r = inflate(&s, Z_FINISH);
-	ok = r == Z_STREAM_END && s.avail_in == 0 && s.total_out == dst_len;
-	inflateEnd(&s);
 	if (out)
 		*out = o;
 	else
@@ -206,13 +179,8 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
 	uint8_t *out = NULL, *ref = xmalloc(n);
 	size_t got = 0, at;
-	int st;
+	int st = expect_exact(run_decode, data, n, gz, clen, what, &out);
 
-	st = run_decode(gz, clen, n, &out);
-	if (st != DECODE_OK)
-		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: output differs from input at byte %zu", what, n, at);
 	if (libdeflate_gzip_decompress(d, gz, clen, ref, n, &got) != LIBDEFLATE_SUCCESS || got != n)
 		failf("%s: n=%zu: libdeflate does not decode it", what, n);
 	else if (st == DECODE_OK && (at = first_diff(out, ref, n)) != n)
@@ -220,19 +188,7 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	libdeflate_free_decompressor(d);
 	free(ref);
 	free(out);
-
-	if (n > 0) {
-		st = run_decode(gz, clen, n - 1, NULL);
-		if (st != DECODE_OUTPUT_OVERRUN)
-			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN",
-			      what, n, status_name(st));
-	}
-	st = run_decode(gz, clen, n + 1, &out);
-	if (st != DECODE_SHORT_OUTPUT)
-		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
-	free(out);
+	expect_wrong_sizes(run_decode, data, n, gz, clen, what, 0);
 }
 
 /* ---- gzip headers -------------------------------------------------------- */
@@ -833,73 +789,57 @@ static void test_handmade(void)
 /* ---- damage ---------------------------------------------------------------
  * Random damage to good members and pure garbage: any status, never an
  * access out of bounds (ASan), and the same verdict as zlib's inflate. */
+static uint8_t *garbage_member(unsigned round, const uint8_t *data, size_t n, size_t *clen)
+{
+	return make_gzip((enum comp)(round % NUM_COMP), data, n, clen);
+}
+
+static void garbage_after_header(uint8_t *gz, size_t *clen, size_t n)
+{
+	(void)n;
+	if (*clen > 10)
+		gen_random(gz + 10, *clen - 10);
+}
+
+/* A few bit flips in the DEFLATE data. */
+static void flips_in_data(uint8_t *gz, size_t *clen, size_t n)
+{
+	(void)n;
+	for (int k = 1 + (int)rng_below(8); k > 0; k--)
+		flip_random_bit(gz + 10, *clen - 18);
+}
+
+static void flip_near_start(uint8_t *gz, size_t *clen, size_t n)
+{
+	(void)n;
+	flip_random_bit(gz + 10, *clen - 18 < 40 ? *clen - 18 : 40);
+}
+
+static void judge_member(unsigned round, const uint8_t *gz, size_t clen, size_t dst_len, int st,
+			 const uint8_t *out)
+{
+	uint8_t *zout = NULL;
+	int zok = zlib_accepts(gz, clen, dst_len, &zout);
+
+	if (zok != (st == DECODE_OK))
+		failf("round %u: we say %s, zlib %s", round, status_name(st), zok ? "accepts" : "rejects");
+	else if (zok && first_diff(out, zout, dst_len) != dst_len)
+		failf("round %u: both accept, output differs", round);
+	free(zout);
+}
+
 static void test_garbage(void)
 {
-	enum { ROUNDS = 3000 };
-	uint8_t *data = xmalloc(70000);
-	unsigned ok_count = 0;
+	static void (*const gens[])(uint8_t *, size_t) = { gen_semi, gen_text, gen_mixed };
+	static const damage_fn damages[] = {
+		garbage_after_header, damage_byte, flips_in_data, damage_flip_cut, flip_near_start, NULL,
+	};
+	static const struct garbage g = {
+		3000, 600, 66000, 4, 3, gens, garbage_member, damages, 6, run_decode, judge_member,
+	};
+	unsigned ok = garbage_rounds(&g, "damage-3000");
 
-	begin_case();
-	for (int round = 0; round < ROUNDS && !case_failed; round++) {
-		size_t n = 1 + rng_below(round % 4 == 0 ? 66000 : 600);
-		size_t clen, dst_len;
-		uint8_t *gz, *out = NULL, *zout = NULL;
-		int st, zok;
-
-		switch (round % 3) {
-		case 0: gen_semi(data, n); break;
-		case 1: gen_text(data, n); break;
-		default: gen_mixed(data, n); break;
-		}
-		gz = make_gzip((enum comp)(round % NUM_COMP), data, n, &clen);
-
-		switch (rng_below(6)) {
-		case 0:         /* garbage after a good header */
-			if (clen > 10)
-				gen_random(gz + 10, clen - 10);
-			break;
-		case 1:         /* one byte replaced */
-			gz[rng_below(clen)] = (uint8_t)rng();
-			break;
-		case 2:         /* a few bit flips in the DEFLATE data */
-			for (int k = 1 + (int)rng_below(8); k > 0; k--) {
-				size_t at = 10 + rng_below(clen - 18);
-
-				gz[at] ^= (uint8_t)(1u << rng_below(8));
-			}
-			break;
-		case 3:         /* bit flips and a cut */
-			gz[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
-			clen = rng_below(clen + 1);
-			break;
-		case 4:         /* one bit flip near the start of the data */
-			gz[10 + rng_below(clen - 18 < 40 ? clen - 18 : 40)] ^= (uint8_t)(1u << rng_below(8));
-			break;
-		default:        /* intact, wrong size below */
-			break;
-		}
-		switch (rng_below(4)) {
-		case 0: dst_len = rng_below(n * 2 + 8); break;
-		case 1: dst_len = n + rng_below(8); break;
-		case 2: dst_len = n > 8 ? n - rng_below(8) : n; break;
-		default: dst_len = n; break;
-		}
-
-		st = run_decode(gz, clen, dst_len, &out);
-		zok = zlib_accepts(gz, clen, dst_len, &zout);
-		if (st == DECODE_OK)
-			ok_count++;
-		if (zok != (st == DECODE_OK))
-			failf("round %d: we say %s, zlib %s", round, status_name(st), zok ? "accepts" : "rejects");
-		else if (zok && first_diff(out, zout, dst_len) != dst_len)
-			failf("round %d: both accept, output differs", round);
-		free(out);
-		free(zout);
-		free(gz);
-	}
-	end_case("damage-3000");
-	printf("note: damage: %u of %d decoded OK (zlib agreed on every one)\n", ok_count, ROUNDS);
-	free(data);
+	printf("note: damage: %u of %u decoded OK (zlib agreed on every one)\n", ok, g.rounds);
 }
 
 int main(void)
