@@ -493,6 +493,14 @@ static void put_run(struct block *b, size_t r)
 	}
 }
 
+/* Ends b's symbols with the end-of-block symbol and gives them the
+ * selectors they need, one per 50. */
+static void end_symbols(struct block *b)
+{
+	b->sym[b->n_sym++] = (uint16_t)(b->alpha - 1);
+	b->n_sel = (unsigned)((b->n_sym + 49) / 50);
+}
+
 /* Fills b for a block whose BWT input is data[0..n) (n >= 1) and whose
  * output (RLE1 undone) is out[0..out_n).  All symbols get the same
  * length, the smallest that holds them. */
@@ -646,6 +654,22 @@ static size_t write_stream(struct bw *w, char level, struct block *const *blocks
 	while (w->bits % 8)
 		bw_put(w, 1, 0);
 	return w->bits / 8;
+}
+
+/* One case: a level-1 stream of b with n_sym symbols 2 (MTF indices 1,
+ * 0, 1, ...), decoded at dst_len, gives want. */
+static void expect_level1(struct block *b, const char *name, unsigned n_sym, size_t dst_len, int want)
+{
+	struct bw w = { 0 };
+	size_t len;
+
+	b->n_sym = 0;
+	while (b->n_sym < n_sym)
+		b->sym[b->n_sym++] = 2;
+	end_symbols(b);
+	len = write_stream(&w, '1', &b, 1);
+	expect_status(name, w.p, len, dst_len, want);
+	free(w.p);
 }
 
 /* Builds a one-block stream from b and checks the status; for OK also the
@@ -835,67 +859,38 @@ static void test_handmade(void)
 	{
 		/* Two used bytes 0 and 1 (so MTF index 1 exists). */
 		static const uint8_t zo[] = { 0, 1 };
-		struct bw w = { 0 };
-		struct block *bp = &b;
-		size_t len;
-		int st;
 
 		/* 25 RUNBs: a run of 2^26 - 2 > 900000. */
 		make_block(&b, zo, 2, zo, 2);
 		b.n_sym = 0;
 		for (int k = 0; k < 25; k++)
 			b.sym[b.n_sym++] = 1;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-overflow", &b, 100, DECODE_CORRUPT, NULL);
 		/* A run of exactly 900000 zero bytes fits a level-9 block: it
 		 * reads as 180000 x (4 zeros, count 0), 720000 bytes; the CRC
 		 * is wrong on purpose. */
 		b.n_sym = 0;
 		put_run(&b, 900000);
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		b.orig = 0;
 		expect_block("handmade-run-900000", &b, 720000, DECODE_CHECK_MISMATCH, NULL);
 		/* 900001: one too many. */
 		b.n_sym = 0;
 		put_run(&b, 900001);
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-900001", &b, 720000, DECODE_CORRUPT, NULL);
 		/* 900000 and one more byte. */
 		b.n_sym = 0;
 		put_run(&b, 900000);
 		b.sym[b.n_sym++] = 2;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-900000-plus-one", &b, 720000, DECODE_CORRUPT, NULL);
 
 		/* 100001 MTF symbols in a level-1 stream; 100000 fit (the CRC
 		 * is wrong on purpose; the output can be up to 5.2 MB). */
-		b.n_sym = 0;
-		for (int k = 0; k < 100001; k++)
-			b.sym[b.n_sym++] = 2;   /* alternates 1, 0 */
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
-		len = write_stream(&w, '1', &bp, 1);
-		begin_case();
-		st = run_decode(w.p, len, 100001, NULL);
-		if (st != DECODE_CORRUPT)
-			failf("status %s, want CORRUPT", status_name(st));
-		end_case("handmade-level1-block-100001");
-		b.n_sym = 0;
-		for (int k = 0; k < 100000; k++)
-			b.sym[b.n_sym++] = 2;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
-		len = write_stream(&w, '1', &bp, 1);
-		begin_case();
-		st = run_decode(w.p, len, 6000000, NULL);
-		if (st != DECODE_CHECK_MISMATCH)
-			failf("status %s, want CHECK_MISMATCH", status_name(st));
-		end_case("handmade-level1-block-100000");
-		free(w.p);
+		expect_level1(&b, "handmade-level1-block-100001", 100001, 100001, DECODE_CORRUPT);
+		expect_level1(&b, "handmade-level1-block-100000", 100000, 6000000, DECODE_CHECK_MISMATCH);
 	}
 
 	/* A block that ends after 4 equal bytes with no count byte (the BWT

@@ -497,25 +497,49 @@ static void check_stream(const char *what, const struct bitw *w, const uint8_t *
 	free(zout);
 }
 
-/* Writes a dynamic block header for the given code lengths, sent with a
- * precode whose lengths are pre[] (all lengths sent literally, 0..15). */
-static void put_dynamic_header(struct bitw *w, int final, const uint8_t *lens, unsigned hlit,
-			       unsigned hdist)
+/* Starts a new final block of type btype in w. */
+static void new_block(struct bitw *w, unsigned btype)
+{
+	memset(w, 0, sizeof(*w));
+	put_bits(w, 1, 1);
+	put_bits(w, btype, 2);
+}
+
+/* A dynamic block's HLIT, HDIST and HCLEN fields, as sent. */
+static void put_counts(struct bitw *w, uint32_t hlit, uint32_t hdist, uint32_t hclen)
+{
+	put_bits(w, hlit, 5);
+	put_bits(w, hdist, 5);
+	put_bits(w, hclen, 4);
+}
+
+/* All 19 precode lengths pre[] (3 bits each), in their order (RFC 1951
+ * 3.2.7). */
+static void put_precode(struct bitw *w, const uint8_t *pre)
 {
 	static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+
+	for (int i = 0; i < 19; i++)
+		put_bits(w, pre[order[i]], 3);
+}
+
+/* Starts w afresh with a dynamic block header for the given code
+ * lengths, sent with a precode whose lengths are pre[] (all lengths sent
+ * literally, 0..15). */
+static void new_dynamic_block(struct bitw *w, int final, const uint8_t *lens, unsigned hlit,
+			      unsigned hdist)
+{
 	/* Precode: lengths 0..15 with 5-bit codes except 16/17/18 unused,
 	 * then complete: 16 codes of length 4 = complete. */
 	uint8_t pre[19] = { 0 };
 
 	for (int i = 0; i < 16; i++)
 		pre[i] = 4;
+	memset(w, 0, sizeof(*w));
 	put_bits(w, (uint32_t)final, 1);
 	put_bits(w, 2, 2);
-	put_bits(w, hlit - 257, 5);
-	put_bits(w, hdist - 1, 5);
-	put_bits(w, 19 - 4, 4);
-	for (int i = 0; i < 19; i++)
-		put_bits(w, pre[order[i]], 3);
+	put_counts(w, hlit - 257, hdist - 1, 19 - 4);
+	put_precode(w, pre);
 	/* Canonical precode: symbol s (0..15) has code s, 4 bits. */
 	for (unsigned i = 0; i < hlit + hdist; i++)
 		put_code(w, lens[i], 4);
@@ -536,6 +560,16 @@ static void canonical(const uint8_t *lens, unsigned n, uint32_t *codes)
 	for (unsigned i = 0; i < n; i++)
 		if (lens[i])
 			codes[i] = next[lens[i]]++;
+}
+
+/* "a", a match of length 3 (code 257) with 1-bit distance code dist,
+ * end of block: with codes[] for 2-bit 'a' and EOB, 1-bit 257. */
+static void put_a_match(struct bitw *w, const uint32_t *codes, uint32_t dist)
+{
+	put_code(w, codes['a'], 2);
+	put_code(w, codes[257], 1);
+	put_code(w, dist, 1);
+	put_code(w, codes[256], 2);
 }
 
 static void test_handmade(void)
@@ -571,16 +605,12 @@ static void test_handmade(void)
 	}
 
 	/* Block type 3. */
-	memset(&w, 0, sizeof(w));
-	put_bits(&w, 1, 1);
-	put_bits(&w, 3, 2);
+	new_block(&w, 3);
 	put_bits(&w, 0, 16);
 	check_stream("block type 3", &w, expect, 0, DECODE_CORRUPT);
 
 	/* Stored: LEN/NLEN mismatch; then a good one, empty and not. */
-	memset(&w, 0, sizeof(w));
-	put_bits(&w, 1, 1);
-	put_bits(&w, 0, 2);
+	new_block(&w, 0);
 	put_bits(&w, 0, 5);
 	put_bits(&w, 3, 16);
 	put_bits(&w, 0xfffb, 16);
@@ -613,8 +643,7 @@ static void test_handmade(void)
 		 * no distance codes at all (one zero length). */
 		memset(lens, 0, sizeof(lens));
 		lens[256] = 1;
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
 		put_code(&w, 0, 1);
 		check_stream("dynamic: EOB only (one 1-bit code)", &w, expect, 0, DECODE_OK);
 
@@ -627,32 +656,20 @@ static void test_handmade(void)
 		lens[257] = 1;          /* length 3 */
 		lens[hlit] = 1;         /* distance code 0 (distance 1), one bit */
 		canonical(lens, hlit, codes);
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
-		put_code(&w, codes['a'], 2);
-		put_code(&w, codes[257], 1);
-		put_code(&w, 0, 1);
-		put_code(&w, codes[256], 2);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
+		put_a_match(&w, codes, 0);
 		memset(expect, 'a', 4);
 		check_stream("dynamic: one 1-bit distance code", &w, expect, 4, DECODE_OK);
 
 		/* The missing half of that distance code. */
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
-		put_code(&w, codes['a'], 2);
-		put_code(&w, codes[257], 1);
-		put_code(&w, 1, 1);
-		put_code(&w, codes[256], 2);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
+		put_a_match(&w, codes, 1);
 		check_stream("dynamic: unused half of a 1-bit code", &w, expect, 4, DECODE_CORRUPT);
 
 		/* No distance code at all, and a length used. */
 		lens[hlit] = 0;
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
-		put_code(&w, codes['a'], 2);
-		put_code(&w, codes[257], 1);
-		put_code(&w, 0, 1);
-		put_code(&w, codes[256], 2);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
+		put_a_match(&w, codes, 0);
 		check_stream("dynamic: length without distance codes", &w, expect, 4, DECODE_CORRUPT);
 
 		/* Incomplete literal/length code with more than one code. */
@@ -661,8 +678,7 @@ static void test_handmade(void)
 		lens[256] = 2;
 		lens[hlit] = 1;
 		canonical(lens, hlit, codes);
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
 		put_code(&w, codes['a'], 2);
 		put_code(&w, codes[256], 2);
 		check_stream("dynamic: incomplete literal/length code", &w, expect, 1, DECODE_CORRUPT);
@@ -671,8 +687,7 @@ static void test_handmade(void)
 		lens['b'] = 1;
 		lens['a'] = 1;
 		lens[256] = 1;
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
 		put_code(&w, 0, 8);
 		check_stream("dynamic: over-subscribed", &w, expect, 1, DECODE_CORRUPT);
 
@@ -681,8 +696,7 @@ static void test_handmade(void)
 		lens['a'] = 1;
 		lens['b'] = 1;
 		lens[hlit] = 1;
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, hlit, hdist);
+		new_dynamic_block(&w, 1, lens, hlit, hdist);
 		put_code(&w, 0, 8);
 		check_stream("dynamic: no end-of-block code", &w, expect, 1, DECODE_CORRUPT);
 
@@ -690,21 +704,18 @@ static void test_handmade(void)
 		memset(lens, 0, sizeof(lens));
 		lens['a'] = 1;
 		lens[256] = 1;
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, 287, 1);
+		new_dynamic_block(&w, 1, lens, 287, 1);
 		put_code(&w, 0, 1);
 		put_code(&w, 1, 1);
 		expect[0] = 'a';
 		check_stream("dynamic: HLIT 287", &w, expect, 1, DECODE_CORRUPT);
 		/* ... and 286 is fine */
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, 286, 1);
+		new_dynamic_block(&w, 1, lens, 286, 1);
 		put_code(&w, 0, 1);
 		put_code(&w, 1, 1);
 		check_stream("dynamic: HLIT 286", &w, expect, 1, DECODE_OK);
 		/* HDIST 31 */
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 1, lens, 257, 31);
+		new_dynamic_block(&w, 1, lens, 257, 31);
 		put_code(&w, 0, 1);
 		put_code(&w, 1, 1);
 		check_stream("dynamic: HDIST 31", &w, expect, 1, DECODE_CORRUPT);
@@ -716,8 +727,7 @@ static void test_handmade(void)
 			lens[i] = (uint8_t)(i + 1);
 		lens[256] = 15;
 		canonical(lens, hlit, codes);
-		memset(&w, 0, sizeof(w));
-		put_dynamic_header(&w, 0, lens, hlit, hdist);
+		new_dynamic_block(&w, 0, lens, hlit, hdist);
 		for (int rep = 0; rep < 3; rep++)
 			for (int i = 14; i >= 0; i--)
 				put_code(&w, codes[i], lens[i]);
@@ -743,12 +753,8 @@ static void test_handmade(void)
 		}
 
 		/* Repeat code 16 first. */
-		memset(&w, 0, sizeof(w));
-		put_bits(&w, 1, 1);
-		put_bits(&w, 2, 2);
-		put_bits(&w, 0, 5);
-		put_bits(&w, 0, 5);
-		put_bits(&w, 0, 4);             /* 4 precode lengths: 16, 17, 18, 0 */
+		new_block(&w, 2);
+		put_counts(&w, 0, 0, 0);        /* 4 precode lengths: 16, 17, 18, 0 */
 		put_bits(&w, 1, 3);
 		put_bits(&w, 1, 3);
 		put_bits(&w, 0, 3);
@@ -759,21 +765,15 @@ static void test_handmade(void)
 
 		/* Zeros past the end of the lengths: 17 with 10 zeros at the
 		 * last 5 of 258. */
-		memset(&w, 0, sizeof(w));
-		put_bits(&w, 1, 1);
-		put_bits(&w, 2, 2);
-		put_bits(&w, 0, 5);
-		put_bits(&w, 0, 5);
-		put_bits(&w, 15, 4);            /* all 19 */
+		new_block(&w, 2);
+		put_counts(&w, 0, 0, 15);       /* all 19 */
 		{
 			/* precode: 18 and 17: 1 bit each */
-			static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
 			uint8_t pre[19] = { 0 };
 
 			pre[17] = 1;
 			pre[18] = 1;
-			for (int i = 0; i < 19; i++)
-				put_bits(&w, pre[order[i]], 3);
+			put_precode(&w, pre);
 		}
 		put_code(&w, 1, 1);             /* 18: 11 + 127 = 138 zeros */
 		put_bits(&w, 127, 7);

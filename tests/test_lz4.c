@@ -82,6 +82,20 @@ struct builder {
 	size_t olen;
 };
 
+/* A builder with room for cap bytes of block and of output. */
+static struct builder builder_new(size_t cap)
+{
+	struct builder b = { xmalloc(cap), 0, xmalloc(cap), 0 };
+
+	return b;
+}
+
+static void builder_free(struct builder *b)
+{
+	free(b->blk);
+	free(b->out);
+}
+
 static void put_ext(struct builder *b, size_t rest)
 {
 	while (rest >= 255) {
@@ -138,11 +152,9 @@ static void test_synthetic(void)
 	static const size_t pre[] = { 1, 7, 16, 30, 64 };
 	static const size_t big_off[] = { 24, 31, 32, 33, 48, 64 };
 	static const size_t big_ml[] = { 50, 63, 64, 65, 100, 270, 1000 };
-	struct builder b;
+	struct builder b = builder_new(8192);
 	char what[128];
 
-	b.blk = xmalloc(8192);
-	b.out = xmalloc(8192);
 	begin_case();
 	for (size_t pi = 0; pi < sizeof pre / sizeof pre[0]; pi++)
 	for (size_t oi = 0; oi < 20 + sizeof big_off / sizeof big_off[0]; oi++)
@@ -171,8 +183,7 @@ static void test_synthetic(void)
 		check_synthetic(&b, what);
 	}
 	end_case("synthetic-boundaries");
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* The fast loop checks match offsets against the output produced only
@@ -190,12 +201,10 @@ static void test_window_edge(void)
 				     65535, 65536, 65537, 65550, 70000 };
 	static const size_t ks[] = { 0, 1, 3 };
 	static const size_t mls[] = { 4, 18, 19, 100 };
-	struct builder b;
+	struct builder b = builder_new(80000);
 	char what[160];
 	unsigned bad_checked = 0, ok_checked = 0;
 
-	b.blk = xmalloc(80000);
-	b.out = xmalloc(80000);
 	begin_case();
 	for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
 	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
@@ -238,8 +247,7 @@ static void test_window_edge(void)
 	}
 	end_case("window-edge");
 	printf("note: window-edge: %u bad offsets, %u valid matches checked\n", bad_checked, ok_checked);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* Short matches (length 4..18, the nibble alone) are copied by the fast
@@ -252,11 +260,9 @@ static void test_window_edge(void)
  * it wrote. */
 static void test_short_matches(void)
 {
-	struct builder b;
+	struct builder b = builder_new(32768);
 	unsigned checked = 0;
 
-	b.blk = xmalloc(32768);
-	b.out = xmalloc(32768);
 	begin_case();
 	b.blen = b.olen = 0;
 	put_seq(&b, 64, 1, 4, 0);
@@ -267,8 +273,7 @@ static void test_short_matches(void)
 	check_synthetic(&b, "every offset 1..40 x length 4..18");
 	end_case("short-matches-fast-loop");
 	printf("note: short-matches-fast-loop: %u matches in one %zu-byte block\n", checked, b.olen);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* Length fields of many 255 bytes: past its first byte, the decoder skips
@@ -284,12 +289,10 @@ static void test_long_length_fields(void)
 {
 	static const size_t offs[] = { 1, 2, 3, 4 };
 	static const size_t finals[] = { 0, 1, 254 };
-	struct builder b;
+	struct builder b = builder_new(16384);
 	char what[160];
 	unsigned blocks = 0, cuts = 0;
 
-	b.blk = xmalloc(16384);
-	b.out = xmalloc(16384);
 	begin_case();
 	for (size_t ff = 0; ff <= 40; ff++)
 	for (size_t fi = 0; fi < sizeof finals / sizeof finals[0]; fi++)
@@ -327,8 +330,7 @@ static void test_long_length_fields(void)
 	}
 	end_case("long-length-fields");
 	printf("note: long-length-fields: %u blocks, %u cut lengths checked\n", blocks, cuts);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* ---- negative tests ------------------------------------------------------ */

@@ -312,6 +312,22 @@ static void b_lits(struct builder *b, size_t k, int zeros)
 	b->started = 1;
 }
 
+/* An M3 or M4: opcode op with len - 2 in its low bits, or, past max,
+ * zero there and len - max in extension bytes; then the 14 low bits of
+ * d after the two state bits. */
+static void b_long_match(struct builder *b, uint8_t op, size_t len, size_t max, size_t d)
+{
+	if (len <= max) {
+		b->blk[b->blen++] = (uint8_t)(op | (len - 2));
+	} else {
+		b->blk[b->blen++] = op;
+		b_ext(b, len - max);
+	}
+	b->sbits = b->blen;
+	b->blk[b->blen++] = (uint8_t)(d << 2);
+	b->blk[b->blen++] = (uint8_t)(d >> 6);
+}
+
 /* One instruction; the caller makes sure it is legal here. */
 static void b_inst(struct builder *b, enum kind k, size_t len, size_t dist)
 {
@@ -333,28 +349,11 @@ static void b_inst(struct builder *b, enum kind k, size_t len, size_t dist)
 		b->blk[b->blen++] = (uint8_t)(d >> 3);
 		break;
 	case K_M3:
-		d = dist - 1;
-		if (len <= 33) {
-			b->blk[b->blen++] = (uint8_t)(0x20 | (len - 2));
-		} else {
-			b->blk[b->blen++] = 0x20;
-			b_ext(b, len - 33);
-		}
-		b->sbits = b->blen;
-		b->blk[b->blen++] = (uint8_t)(d << 2);
-		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		b_long_match(b, 0x20, len, 33, dist - 1);
 		break;
 	case K_M4:
 		d = dist - 16384;
-		if (len <= 9) {
-			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3 | (len - 2));
-		} else {
-			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3);
-			b_ext(b, len - 9);
-		}
-		b->sbits = b->blen;
-		b->blk[b->blen++] = (uint8_t)(d << 2);
-		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		b_long_match(b, (uint8_t)(0x10 | (d >> 14) << 3), len, 9, d);
 		break;
 	case K_RLE:
 		b->blk[b->blen++] = (uint8_t)(0x18 | ((len - 4) & 7));
