@@ -118,7 +118,7 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *s, size_t
 		failf("%s: n=%zu: differs from libbz2 at byte %zu", what, n, at);
 	free(ref);
 	free(out);
-	expect_wrong_sizes(run_decode, data, n, s, clen, what, 0);
+	expect_wrong_sizes(run_decode, data, n, s, clen, what, SIZES_STATUS_BYTES);
 }
 
 /* Level 1: 100k blocks.  Random data (RLE1 changes nothing) of lengths

@@ -188,7 +188,7 @@ static void check_member(const uint8_t *data, size_t n, const uint8_t *gz, size_
 	libdeflate_free_decompressor(d);
 	free(ref);
 	free(out);
-	expect_wrong_sizes(run_decode, data, n, gz, clen, what, 0);
+	expect_wrong_sizes(run_decode, data, n, gz, clen, what, SIZES_STATUS_BYTES);
 }
 
 /* ---- gzip headers -------------------------------------------------------- */

@@ -165,7 +165,7 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size
 	free(out);
 	if (version == 0 && !liblzo2_agrees(blk, clen, data, n))
 		failf("%s: n=%zu: lzo1x_decompress_safe does not reproduce the input", what, n);
-	expect_wrong_sizes(run_version[version], data, n, blk, clen, what, 0);
+	expect_wrong_sizes(run_version[version], data, n, blk, clen, what, SIZES_STATUS_BYTES);
 
 	st = run_decode(!version, blk, clen, n, NULL, NULL);
 	if (st == DECODE_OK)
@@ -383,7 +383,7 @@ static void check_built(struct builder *b, int version, const char *what)
 	expect_exact(run_version[version], b->out, b->olen, b->blk, b->blen, what, NULL);
 	if (version == 0 && !liblzo2_agrees(b->blk, b->blen, b->out, b->olen))
 		failf("%s: lzo1x_decompress_safe disagrees", what);
-	expect_wrong_sizes(run_version[version], b->out, b->olen, b->blk, b->blen, what, 0);
+	expect_wrong_sizes(run_version[version], b->out, b->olen, b->blk, b->blen, what, SIZES_STATUS);
 }
 
 /* Builds: `pre` literals, then `reps` times (what makes the instruction

@@ -227,8 +227,9 @@ int expect_exact(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, si
 }
 
 void expect_wrong_sizes(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
-			const char *what, int loose)
+			const char *what, enum wrong_sizes how)
 {
+	const int loose = how == SIZES_NOT_OK;
 	uint8_t *out = NULL;
 	size_t at;
 	int st;
@@ -241,7 +242,7 @@ void expect_wrong_sizes(run_fn run, const uint8_t *data, size_t n, const uint8_t
 	st = run(s, clen, n + 1, &out);
 	if (st == DECODE_OK || (!loose && st != DECODE_SHORT_OUTPUT))
 		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
-	else if (st == DECODE_SHORT_OUTPUT && (at = first_diff(out, data, n)) != n)
+	else if (how == SIZES_STATUS_BYTES && (at = first_diff(out, data, n)) != n)
 		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
 	free(out);
 }

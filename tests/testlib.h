@@ -1,7 +1,10 @@
 /* testlib.h - what the host decoder tests (tests/test_*.c) share:
  * counting cases, exact-size buffers with guard bytes, the decode_status
- * names, a deterministic PRNG, the round trips over a test's compressors
- * and reading an input file.
+ * names, a deterministic PRNG, running a decoder and the checks every
+ * decoder test makes of it, the round trips and sweeps over a test's
+ * inputs and compressors, rounds of damaged streams, and reading an input
+ * file.  A test keeps only what is its codec's own: its decoder and
+ * references, its compressors, and its hand-made streams.
  *
  * A test runs its checks as cases:
  *
@@ -109,12 +112,21 @@ typedef int (*run_fn)(const uint8_t *src, size_t src_len, size_t dst_len, uint8_
  * to data.  Returns the status; the output, if out is given, in *out. */
 int expect_exact(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
 		 const char *what, uint8_t **out);
-/* Inside the current case: with one byte less of dst the stream is
- * OUTPUT_OVERRUN, with one more SHORT_OUTPUT and data in front; loose:
- * any status but OK will do (a format whose decoder may see the wrong
- * size first as a corrupt stream). */
+/* What expect_wrong_sizes holds a decoder to. */
+enum wrong_sizes {
+	/* one byte less of dst is OUTPUT_OVERRUN, one more SHORT_OUTPUT */
+	SIZES_STATUS,
+	/* the same, and the SHORT_OUTPUT has data in front */
+	SIZES_STATUS_BYTES,
+	/* any status but OK (a format whose decoder may see the wrong size
+	 * first as a corrupt stream) */
+	SIZES_NOT_OK,
+};
+
+/* Inside the current case: stream s[0..clen) of data[0..n) decoded with
+ * a dst one byte short and one byte long, as `how` says. */
 void expect_wrong_sizes(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
-			const char *what, int loose);
+			const char *what, enum wrong_sizes how);
 
 /* One case NAME: s[0..len), decoded at dst_len, gives status want (and,
  * for DECODE_OK with want_out given, the bytes want_out[0..dst_len)). */
