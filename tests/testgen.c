@@ -201,6 +201,7 @@ const struct gen_input small_inputs[] = {
 	{ "text-300", 300, gen_text },
 	{ "abc-100", 100, gen_abc },
 	{ "random-50", 50, gen_random },
+	{ "zero-spots-500", 500, gen_zero_spots },
 	{ "semi-3000", 3000, gen_semi },
 };
 const size_t n_small_inputs = sizeof small_inputs / sizeof small_inputs[0];

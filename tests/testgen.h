@@ -45,7 +45,7 @@ void gen_mixed_far(uint8_t *p, size_t n);
  * zero runs of 4..6000 bytes between them. */
 void gen_zero_heavy(uint8_t *p, size_t n);
 
-/* Small inputs of every shape above but the stretches, up to 3000 bytes:
+/* Small inputs (semi, text, abc, random, zero spots), up to 3000 bytes:
  * what the truncation sweeps cut (tests/testlib.h, each_stream). */
 extern const struct gen_input small_inputs[];
 extern const size_t n_small_inputs;
