@@ -37,57 +37,30 @@
 
 #include "decode.h"
 #include "fuzzlib.h"
+#include "zlib_inflate.h"
 
 
 #ifndef FUZZ_MKSEEDS
 
-/* 1 if zlib decodes all of src to exactly cap bytes. */
-static int zlib_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
-{
-	z_stream s;
-	int r, ok;
-
-	memset(&s, 0, sizeof(s));
-	if (inflateInit2(&s, 31) != Z_OK)
-		abort();
-	s.next_in = (Bytef *)src;
-	s.avail_in = (uInt)n;
-	s.next_out = dst;
-	s.avail_out = (uInt)cap;
-	r = inflate(&s, Z_FINISH);
-	ok = r == Z_STREAM_END && s.avail_in == 0 && s.total_out == cap;
-	inflateEnd(&s);
-	return ok;
-}
-
 static void die(const char *what, size_t dst_len, size_t n, int ours, int zok)
 {
 	fprintf(stderr, "fuzz_gzip: %s (dst_len %zu, member %zu bytes): ours %s, zlib %s\n", what,
-		dst_len, n, ours == DECODE_OK ? "OK" : decode_status_name((enum decode_status)ours),
-		zok ? "accepts" : "rejects");
+		dst_len, n, fuzz_status_name(ours), zok ? "accepts" : "rejects");
 	abort();
 }
 
 enum decode_status gzip_decode_safe(const uint8_t *src, size_t src_len, uint8_t *dst,
 				    size_t dst_len, void *workspace);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_run(const struct fuzz_input *in)
 {
-	if (size < FUZZ_HDR_BYTES)
-		return 0;
-	size_t dst_len = fuzz_dst_len(data);
-	size_t n = size - FUZZ_HDR_BYTES;
-
-	uint8_t *src = fuzz_exact(n);
-	memcpy(src, data + FUZZ_HDR_BYTES, n);
+	const size_t dst_len = in->dst_len, n = in->n;
 	uint8_t *ours = fuzz_exact(dst_len), *ref = fuzz_exact(dst_len);
 	void *ws = fuzz_exact(DECODE_WORKSPACE_gzip);
 
-	int st = (int)gzip_decode(src, n, ours, dst_len, ws);
-	int zok = zlib_decode(src, n, ref, dst_len);
+	int st = (int)gzip_decode(in->src, n, ours, dst_len, ws);
+	int zok = zlib_inflates(in->src, n, ref, dst_len);
 
-	if (st < DECODE_OK || st > DECODE_CORRUPT)
+	if (!fuzz_valid_status(st))
 		die("not a decode_status", dst_len, n, st, zok);
 	if ((st == DECODE_OK) != zok)
 		die("verdicts differ", dst_len, n, st, zok);
@@ -95,37 +68,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		die("both accept, bytes differ", dst_len, n, st, zok);
 
 	uint8_t *safe = fuzz_exact(dst_len);
-	int st_safe = (int)gzip_decode_safe(src, n, safe, dst_len, ws);
+	int st_safe = (int)gzip_decode_safe(in->src, n, safe, dst_len, ws);
 	if (st_safe != st) {
-		fprintf(stderr, "fuzz_gzip: the safe loop alone says %s\n",
-			st_safe == DECODE_OK ? "OK" : decode_status_name((enum decode_status)st_safe));
+		fprintf(stderr, "fuzz_gzip: the safe loop alone says %s\n", fuzz_status_name(st_safe));
 		die("fast and safe loops differ", dst_len, n, st, zok);
 	}
 	if (st == DECODE_OK && memcmp(ours, safe, dst_len) != 0)
 		die("fast and safe loops produce different bytes", dst_len, n, st, zok);
 
-	free(src);
 	free(ours);
 	free(ref);
 	free(safe);
 	free(ws);
-	return 0;
 }
+
+FUZZ_ENTRY(0, check_run)
 
 #else /* FUZZ_MKSEEDS */
 
 #include <libdeflate.h>
-
-static int seed_no;
-static const char *dir;
-
-static void write_seed(const uint8_t *gz, size_t clen, size_t n, const char *how)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, how);
-	fuzz_write_seed(path, n, gz, clen);
-}
 
 static void zlib_seed(const uint8_t *in, size_t n, int level, int strategy, const char *how)
 {
@@ -134,14 +95,14 @@ static void zlib_seed(const uint8_t *in, size_t n, int level, int strategy, cons
 
 	memset(&s, 0, sizeof(s));
 	if (deflateInit2(&s, level, Z_DEFLATED, 31, 8, strategy) != Z_OK)
-		exit(1);
+		fuzz_seed_failed(n);
 	s.next_in = (Bytef *)in;
 	s.avail_in = (uInt)n;
 	s.next_out = out;
 	s.avail_out = sizeof(out);
 	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
-		exit(1);
-	write_seed(out, s.total_out, n, how);
+		fuzz_seed_failed(n);
+	fuzz_seed(how, n, out, s.total_out);
 	deflateEnd(&s);
 }
 
@@ -153,19 +114,31 @@ static void libdeflate_seed(const uint8_t *in, size_t n, int level, const char *
 
 	libdeflate_free_compressor(c);
 	if (!clen)
-		exit(1);
-	write_seed(out, clen, n, how);
+		fuzz_seed_failed(n);
+	fuzz_seed(how, n, out, clen);
 }
 
-static void all(const uint8_t *in, size_t n)
+/* Variants: libdeflate at levels 1, 6 and 12, zlib at 0, 1 and 9 and
+ * with fixed codes only. */
+static void write_seed(const uint8_t *in, size_t n, unsigned v)
 {
-	libdeflate_seed(in, n, 1, "ld1");
-	libdeflate_seed(in, n, 6, "ld6");
-	libdeflate_seed(in, n, 12, "ld12");
-	zlib_seed(in, n, 0, Z_DEFAULT_STRATEGY, "zl0");
-	zlib_seed(in, n, 1, Z_DEFAULT_STRATEGY, "zl1");
-	zlib_seed(in, n, 9, Z_DEFAULT_STRATEGY, "zl9");
-	zlib_seed(in, n, 6, Z_FIXED, "zlfixed");
+	static const struct {
+		const char *tag;
+		int zlib, level, strategy;
+	} how[] = {
+		{ "ld1", 0, 1, 0 },
+		{ "ld6", 0, 6, 0 },
+		{ "ld12", 0, 12, 0 },
+		{ "zl0", 1, 0, Z_DEFAULT_STRATEGY },
+		{ "zl1", 1, 1, Z_DEFAULT_STRATEGY },
+		{ "zl9", 1, 9, Z_DEFAULT_STRATEGY },
+		{ "zlfixed", 1, 6, Z_FIXED },
+	};
+
+	if (how[v].zlib)
+		zlib_seed(in, n, how[v].level, how[v].strategy, how[v].tag);
+	else
+		libdeflate_seed(in, n, how[v].level, how[v].tag);
 }
 
 /* A member with every optional header field, by hand around zlib's raw
@@ -189,13 +162,13 @@ static void header_seed(const uint8_t *in, size_t n)
 	m[p++] = (uint8_t)(hc >> 8);
 	memset(&s, 0, sizeof(s));
 	if (deflateInit2(&s, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		exit(1);
+		fuzz_seed_failed(n);
 	s.next_in = (Bytef *)in;
 	s.avail_in = (uInt)n;
 	s.next_out = m + p;
 	s.avail_out = (uInt)(sizeof(m) - p - 8);
 	if (deflate(&s, Z_FINISH) != Z_STREAM_END)
-		exit(1);
+		fuzz_seed_failed(n);
 	p += s.total_out;
 	deflateEnd(&s);
 	uint32_t c = (uint32_t)crc32(0, in, (uInt)n);
@@ -203,51 +176,35 @@ static void header_seed(const uint8_t *in, size_t n)
 		m[p++] = (uint8_t)(c >> (8 * i));
 	for (int i = 0; i < 4; i++)
 		m[p++] = (uint8_t)(n >> (8 * i));
-	write_seed(m, p, n, "header");
+	fuzz_seed("header", n, m, p);
 }
 
-int main(int argc, char **argv)
+static void make_seeds(void)
 {
 	static uint8_t buf[70000];
 	static const char text[] = FUZZ_SEED_TEXT;
+	/* every small-distance copy path */
+	static const size_t periods[] = { 1, 2, 3, 5, 7, 8, 9, 16 };
 	uint32_t x = 0x2545f491u;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkseeds_gzip DIR\n");
-		return 2;
-	}
-	dir = argv[1];
-
-	all(buf, 0);
-	all((const uint8_t *)"x", 1);
-	all((const uint8_t *)text, sizeof(text) - 1);
+	fuzz_seed_small();
 	header_seed((const uint8_t *)text, sizeof(text) - 1);
-	/* periodic data: every small-distance copy path */
-	static const size_t periods[] = { 1, 2, 3, 5, 7, 8, 9, 16 };
-	for (size_t k = 0; k < sizeof(periods) / sizeof(periods[0]); k++) {
-		for (size_t i = 0; i < 400; i++)
-			buf[i] = (uint8_t)("abcdefghijklmnop"[i % periods[k]]);
-		all(buf, 400);
-	}
+	fuzz_seed_periods(buf, 400, periods, sizeof periods / sizeof periods[0]);
 	/* random: stored blocks, long codes */
 	fuzz_fill_random(buf, sizeof(buf), &x);
-	all(buf, 600);
+	fuzz_seeds(buf, 600);
 	/* skewed literals: codes of 1 to 15 bits */
 	for (size_t i = 0; i < 3000; i++) {
-		fuzz_xorshift32(&x);
-		{
-			unsigned z = (unsigned)__builtin_ctz(x | 0x10000u);
+		unsigned z = (unsigned)__builtin_ctz(fuzz_xorshift32(&x) | 0x10000u);
 
-			buf[i] = (uint8_t)(z < 12 ? z : x >> 24);
-		}
+		buf[i] = (uint8_t)(z < 12 ? z : x >> 24);
 	}
-	all(buf, 3000);
+	fuzz_seeds(buf, 3000);
 	/* 40 KiB of text: distances up to 32 KiB, several blocks */
-	for (size_t i = 0; i < 40000; i++)
-		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)];
-	all(buf, 40000);
-	printf("mkseeds_gzip: %d seeds in %s\n", seed_no, dir);
-	return 0;
+	fuzz_seed_text(buf, 40000);
 }
+
+static const struct fuzz_seeder seeder = { "mkseeds_gzip", 7, write_seed, make_seeds };
+FUZZ_SEEDS_MAIN(seeder)
 
 #endif

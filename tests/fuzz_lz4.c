@@ -128,37 +128,24 @@ static enum decode_status ref_decode(const uint8_t *src, size_t n, uint8_t *dst,
 	}
 }
 
-static const char *status_name(int s)
-{
-	return s == DECODE_OK ? "OK" : decode_status_name((enum decode_status)s);
-}
-
 static void die(const char *what, size_t dst_len, size_t n, int ours, int ref, int lib)
 {
 	fprintf(stderr, "fuzz_lz4: %s (dst_len %zu, block %zu bytes): ours %s, reference %s, "
-		"liblz4 returned %d\n", what, dst_len, n, status_name(ours), status_name(ref), lib);
+		"liblz4 returned %d\n", what, dst_len, n, fuzz_status_name(ours), fuzz_status_name(ref), lib);
 	abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_run(const struct fuzz_input *in)
 {
-	if (size < FUZZ_HDR_BYTES)
-		return 0;
-	size_t dst_len = fuzz_dst_len(data);
-	size_t n = size - FUZZ_HDR_BYTES;
-	if (n > (size_t)LZ4_MAX_INPUT_SIZE)
-		return 0;
-
-	uint8_t *src = fuzz_exact(n);
-	memcpy(src, data + FUZZ_HDR_BYTES, n);
+	if (in->n > (size_t)LZ4_MAX_INPUT_SIZE)
+		return;
+	const size_t dst_len = in->dst_len, n = in->n;
 	uint8_t *ours = fuzz_exact(dst_len), *ref = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
 	struct shape sh;
 
-	enum decode_status s_ours = lz4_decode(src, n, ours, dst_len, NULL);
-	enum decode_status s_ref = ref_decode(src, n, ref, dst_len, &sh);
-	int r_lib = LZ4_decompress_safe((const char *)src, (char *)lib, (int)n, (int)dst_len);
+	enum decode_status s_ours = lz4_decode(in->src, n, ours, dst_len, NULL);
+	enum decode_status s_ref = ref_decode(in->src, n, ref, dst_len, &sh);
+	int r_lib = LZ4_decompress_safe((const char *)in->src, (char *)lib, (int)n, (int)dst_len);
 	int lib_ok = r_lib >= 0 && (size_t)r_lib == dst_len;
 
 	if (s_ours != s_ref)
@@ -170,89 +157,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s_ours == DECODE_OK && sh.compliant && !lib_ok)
 		die("ours decodes a compliant block liblz4 rejects", dst_len, n, s_ours, s_ref, r_lib);
 
-	free(src);
 	free(ours);
 	free(ref);
 	free(lib);
-	return 0;
 }
+
+FUZZ_ENTRY(0, check_run)
 
 #else /* FUZZ_MKSEEDS */
 
-static int seed_no;
-
-static void write_seed(const char *dir, const uint8_t *in, size_t n, int hc)
+/* Variants: liblz4's fast and HC compressors. */
+static void write_seed(const uint8_t *in, size_t n, unsigned hc)
 {
 	int bound = LZ4_compressBound((int)n);
 	char *blk = malloc((size_t)bound + 1);
-	char path[4096];
+	int c = !blk ? 0
+		: hc ? LZ4_compress_HC((const char *)in, blk, (int)n, bound, LZ4HC_CLEVEL_MAX)
+		     : LZ4_compress_default((const char *)in, blk, (int)n, bound);
 
-	if (!blk) {
-		perror("mkseeds_lz4");
-		exit(1);
-	}
-	int c = hc ? LZ4_compress_HC((const char *)in, blk, (int)n, bound, LZ4HC_CLEVEL_MAX)
-		   : LZ4_compress_default((const char *)in, blk, (int)n, bound);
-	if (c <= 0) {
-		fprintf(stderr, "mkseeds_lz4: liblz4 could not compress %zu bytes\n", n);
-		exit(1);
-	}
-	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, hc ? "hc" : "fast");
-	fuzz_write_seed(path, n, blk, (size_t)c);
+	if (c <= 0)
+		fuzz_seed_failed(n);
+	fuzz_seed(hc ? "hc" : "fast", n, blk, (size_t)c);
 	free(blk);
 }
 
-static void both(const char *dir, const uint8_t *in, size_t n)
-{
-	write_seed(dir, in, n, 0);
-	write_seed(dir, in, n, 1);
-}
-
-int main(int argc, char **argv)
+static void make_seeds(void)
 {
 	static uint8_t buf[70000];
 	static const char text[] = FUZZ_SEED_TEXT;
+	/* every small-offset match path (offsets 1..9, 16) */
+	static const size_t periods[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
+	/* literal runs around the 15 / 15 + 255 length boundaries */
+	static const size_t literals[] = { 14, 15, 16, 270, 271, 600 };
 	uint32_t x = 0x2545f491u;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkseeds_lz4 DIR\n");
-		return 2;
-	}
-	const char *dir = argv[1];
-
-	both(dir, buf, 0);                               /* the one-byte block {0x00} */
-	both(dir, (const uint8_t *)"x", 1);
-	both(dir, (const uint8_t *)text, 12);
-	both(dir, (const uint8_t *)text, sizeof(text) - 1);
-	/* periodic data: every small-offset match path (offsets 1..9, 16) */
-	static const size_t periods[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
-	for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
-		for (size_t i = 0; i < 300; i++)
-			buf[i] = (uint8_t)("abcdefghijklmnop"[i % periods[p]]);
-		both(dir, buf, 300);
-	}
-	/* literal runs around the 15 / 15 + 255 length boundaries */
+	fuzz_seed_small();              /* the empty one: the one-byte block {0x00} */
+	fuzz_seed_periods(buf, 300, periods, sizeof periods / sizeof periods[0]);
 	fuzz_fill_random(buf, sizeof(buf), &x);
-	both(dir, buf, 14);
-	both(dir, buf, 15);
-	both(dir, buf, 16);
-	both(dir, buf, 270);
-	both(dir, buf, 271);
-	both(dir, buf, 600);
+	for (size_t k = 0; k < sizeof literals / sizeof literals[0]; k++)
+		fuzz_seeds(buf, literals[k]);
 	/* random with repeats: matches of every length, some long */
 	for (size_t i = 1000; i < 3000; i++)
 		buf[i] = buf[i % 997];
-	both(dir, buf + 900, 2100);
+	fuzz_seeds(buf + 900, 2100);
 	/* a long run, then text: a long match, ext bytes of 255 */
 	memset(buf, 'z', 1200);
 	memcpy(buf + 1200, text, sizeof(text) - 1);
-	both(dir, buf, 1200 + sizeof(text) - 1);
+	fuzz_seeds(buf, 1200 + sizeof(text) - 1);
 	/* 64 KiB of text: offsets up to the 65535 limit */
-	for (size_t i = 0; i < 65536 + 200; i++)
-		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)];
-	both(dir, buf, 65536 + 200);
-	printf("mkseeds_lz4: %d seeds in %s\n", seed_no, dir);
-	return 0;
+	fuzz_seed_text(buf, 65536 + 200);
 }
+
+static const struct fuzz_seeder seeder = { "mkseeds_lz4", 2, write_seed, make_seeds };
+FUZZ_SEEDS_MAIN(seeder)
 
 #endif

@@ -45,29 +45,18 @@
 
 #ifndef FUZZ_MKSEEDS
 
-static const char *status_name(int s)
-{
-	return s == DECODE_OK ? "OK" : decode_status_name((enum decode_status)s);
-}
-
 static void die(const char *what, int version, size_t dst_len, size_t n, int ours, int ref, int lib)
 {
 	fprintf(stderr, "fuzz_lzo: version %d: %s (dst_len %zu, stream %zu bytes): ours %s, reference %s, "
-		"liblzo2 returned %d\n", version, what, dst_len, n, status_name(ours), status_name(ref), lib);
+		"liblzo2 returned %d\n", version, what, dst_len, n, fuzz_status_name(ours), fuzz_status_name(ref),
+		lib);
 	abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_run(const struct fuzz_input *in)
 {
-	if (size < FUZZ_HDR_BYTES)
-		return 0;
-	size_t dst_len = fuzz_dst_len(data);
-	size_t n = size - FUZZ_HDR_BYTES;
-
-	uint8_t *src = fuzz_exact(n);
-	memcpy(src, data + FUZZ_HDR_BYTES, n);
+	const size_t dst_len = in->dst_len, n = in->n;
+	const uint8_t *src = in->src;
 	uint8_t *ours = fuzz_exact(dst_len), *ref = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
 	struct lzo_ref_stats st[2];
 	enum decode_status s_ours[2], s_ref[2];
@@ -83,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    s_ref[version], 0);
 	}
 
-	/* ours still holds lzo_rle_decode's output: decode version 0 again. */
+	/* ours still holds lzo_rle_decode's output: decode version 0 again-> */
 	s_ours[0] = lzo_decode(src, n, ours, dst_len, NULL);
 	lzo_uint got = dst_len;
 	int r_lib = lzo1x_decompress_safe(src, n, lib, &got, NULL);
@@ -94,112 +83,79 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s_ours[0] == DECODE_OK && (!lib_ok || memcmp(ours, lib, dst_len) != 0))
 		die("ours decodes a stream liblzo2 does not", 0, dst_len, n, s_ours[0], s_ref[0], r_lib);
 
-	free(src);
 	free(ours);
 	free(ref);
 	free(lib);
-	return 0;
 }
+
+FUZZ_ENTRY(0, check_run)
 
 #else /* FUZZ_MKSEEDS */
 
 #include "compress_lzo_rle_opt.h"
 
-static int seed_no;
-
-static void write_seed(const char *dir, const uint8_t *in, size_t n, int how)
+/* Variants: liblzo2's lzo1x_1 and lzo1x_999, our compressor's two
+ * versions. */
+static void write_seed(const uint8_t *in, size_t n, unsigned how)
 {
 	static const char *const names[] = { "lzo1x_1", "lzo1x_999", "ours-v0", "ours-rle" };
 	size_t cap = lzo_opt_bound(n) + n / 16 + 64;
 	uint8_t *blk = malloc(cap);
 	lzo_uint c = 0;
-	char path[4096];
 	int r = LZO_E_OK;
 
-	if (!blk) {
-		perror("mkseeds_lzo");
-		exit(1);
-	}
+	if (!blk)
+		fuzz_seed_failed(n);
 	if (how <= 1) {
 		void *work = malloc(how ? LZO1X_999_MEM_COMPRESS : LZO1X_1_MEM_COMPRESS);
 
-		if (!work) {
-			perror("mkseeds_lzo");
-			exit(1);
-		}
+		if (!work)
+			fuzz_seed_failed(n);
 		r = how ? lzo1x_999_compress(in, n, blk, &c, work) : lzo1x_1_compress(in, n, blk, &c, work);
 		free(work);
 	} else {
-		c = lzo_opt_compress(in, n, blk, cap, how - 2);
+		c = lzo_opt_compress(in, n, blk, cap, (int)how - 2);
 		if (c == 0)
 			r = LZO_E_ERROR;
 	}
-	if (r != LZO_E_OK) {
-		fprintf(stderr, "mkseeds_lzo: could not compress %zu bytes\n", n);
-		exit(1);
-	}
-	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, names[how]);
-	fuzz_write_seed(path, n, blk, c);
+	if (r != LZO_E_OK)
+		fuzz_seed_failed(n);
+	fuzz_seed(names[how], n, blk, c);
 	free(blk);
 }
 
-static void all(const char *dir, const uint8_t *in, size_t n)
-{
-	for (int how = 0; how < 4; how++)
-		write_seed(dir, in, n, how);
-}
-
-int main(int argc, char **argv)
+static void make_seeds(void)
 {
 	static uint8_t buf[70000];
-	static const char text[] = FUZZ_SEED_TEXT;
+	/* every small-distance match path */
+	static const size_t periods[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
+	/* literal runs around the first-byte and field limits */
+	static const size_t literals[] = { 3, 4, 18, 19, 238, 239, 600 };
 	uint32_t x = 0x2545f491u;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkseeds_lzo DIR\n");
-		return 2;
-	}
 	if (lzo_init() != LZO_E_OK)
-		return 1;
-	const char *dir = argv[1];
-
-	all(dir, buf, 0);
-	all(dir, (const uint8_t *)"x", 1);
-	all(dir, (const uint8_t *)text, 12);
-	all(dir, (const uint8_t *)text, sizeof(text) - 1);
-	/* periodic data: every small-distance match path */
-	static const size_t periods[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
-	for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
-		for (size_t i = 0; i < 300; i++)
-			buf[i] = (uint8_t)("abcdefghijklmnop"[i % periods[p]]);
-		all(dir, buf, 300);
-	}
-	/* literal runs around the first-byte and field limits */
+		exit(1);
+	fuzz_seed_small();
+	fuzz_seed_periods(buf, 300, periods, sizeof periods / sizeof periods[0]);
 	fuzz_fill_random(buf, sizeof(buf), &x);
-	all(dir, buf, 3);
-	all(dir, buf, 4);
-	all(dir, buf, 18);
-	all(dir, buf, 19);
-	all(dir, buf, 238);
-	all(dir, buf, 239);
-	all(dir, buf, 600);
+	for (size_t k = 0; k < sizeof literals / sizeof literals[0]; k++)
+		fuzz_seeds(buf, literals[k]);
 	/* random with repeats: matches of every length, M1 after runs */
 	for (size_t i = 1000; i < 4000; i++)
 		buf[i] = i % 5 == 0 ? (uint8_t)i : buf[i % 997];
-	all(dir, buf + 900, 3100);
+	fuzz_seeds(buf + 900, 3100);
 	/* zeros: runs of every size, in noise */
 	memset(buf, 0, 5000);
 	for (size_t i = 0; i < 5000; i += 37 + i % 300)
 		buf[i] = (uint8_t)(i | 1);
-	all(dir, buf, 5000);
+	fuzz_seeds(buf, 5000);
 	memset(buf, 0, 2100);
-	all(dir, buf, 2100);
+	fuzz_seeds(buf, 2100);
 	/* 64 KiB of text: M4 distances up to the window's end */
-	for (size_t i = 0; i < 65536 + 200; i++)
-		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)];
-	all(dir, buf, 65536 + 200);
-	printf("mkseeds_lzo: %d seeds in %s\n", seed_no, dir);
-	return 0;
+	fuzz_seed_text(buf, 65536 + 200);
 }
+
+static const struct fuzz_seeder seeder = { "mkseeds_lzo", 4, write_seed, make_seeds };
+FUZZ_SEEDS_MAIN(seeder)
 
 #endif

@@ -25,19 +25,10 @@
 
 #include "decode.h"
 #include "fuzzlib.h"
+#include "our_decoders.h"
 #include "reference.h"
 
 #ifndef FUZZ_MKSEEDS
-
-static const struct {
-	const char *ident;
-	decode_fn fn;
-	size_t workspace;
-} ours_table[] = {
-#define CODEC(ident, name, id, workspace) { #ident, ident##_decode, workspace },
-#include "codecs.def"
-#undef CODEC
-};
 
 static void die(const struct reference *r, const char *what, const char *why)
 {
@@ -49,22 +40,20 @@ static void die(const struct reference *r, const char *what, const char *why)
 /* Our decoder of r's codec on exact copies; the output to *out. */
 static int run_ours(const struct reference *r, const uint8_t *src, size_t n, size_t dst_len, uint8_t **out)
 {
-	for (size_t k = 0; k < sizeof ours_table / sizeof ours_table[0]; k++) {
-		if (strcmp(ours_table[k].ident, r->codec))
-			continue;
-		uint8_t *s = fuzz_exact(n), *ws = fuzz_exact(ours_table[k].workspace);
-		int st;
+	const struct our_decoder *d = find_our_decoder(r->codec);
 
-		if (n)
-			memcpy(s, src, n);
-		*out = fuzz_exact(dst_len);
-		st = ours_table[k].fn(s, n, *out, dst_len, ws);
-		free(s);
-		free(ws);
-		return st;
-	}
-	die(r, "decode/references.def names a codec decode/codecs.def does not have", NULL);
-	return -1;
+	if (!d)
+		die(r, "decode/references.def names a codec decode/codecs.def does not have", NULL);
+	uint8_t *s = fuzz_exact(n), *ws = fuzz_exact(d->workspace);
+	int st;
+
+	if (n)
+		memcpy(s, src, n);
+	*out = fuzz_exact(dst_len);
+	st = d->fn(s, n, *out, dst_len, ws);
+	free(s);
+	free(ws);
+	return st;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,21 +68,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	data += 2, size -= 2;
 	if (mode % 2 == 0) {
-		if (size < FUZZ_HDR_BYTES)
-			return 0;
-		size_t dst_len = fuzz_dst_len(data);
+		struct fuzz_input in;
 
-		if (run_ours(r, data + FUZZ_HDR_BYTES, size - FUZZ_HDR_BYTES, dst_len, &out) == DECODE_OK) {
-			uint8_t *theirs = fuzz_exact(dst_len);
-			const char *why = r->decode(data + FUZZ_HDR_BYTES, size - FUZZ_HDR_BYTES, theirs, dst_len);
+		if (!fuzz_take(data, size, &in))
+			return 0;
+		if (run_ours(r, in.src, in.n, in.dst_len, &out) == DECODE_OK) {
+			uint8_t *theirs = fuzz_exact(in.dst_len);
+			const char *why = r->decode(in.src, in.n, theirs, in.dst_len);
 
 			if (why)
 				die(r, "ours decodes a stream the reference refuses", why);
-			if (dst_len && memcmp(out, theirs, dst_len))
+			if (in.dst_len && memcmp(out, theirs, in.dst_len))
 				die(r, "ours and the reference decode a stream differently", NULL);
 			free(theirs);
 		}
 		free(out);
+		free(in.src);
 		return 0;
 	}
 

@@ -44,7 +44,7 @@
 #include "decode.h"
 #include "fuzzlib.h"
 
-#define HDR_BYTES     5
+#define HDR_BYTES     (1 + FUZZ_HDR_BYTES)
 #define MODE_LZMA     1
 #define LIB_MEMLIMIT  ((uint64_t)64 << 20)
 
@@ -137,37 +137,27 @@ static int xz_uses_unsupported(const uint8_t *src, size_t n)
 	return unsupported;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_run(const struct fuzz_input *in)
 {
-	if (size < HDR_BYTES)
-		return 0;
-	const int is_lzma = data[0] & MODE_LZMA;
-	size_t dst_len = fuzz_dst_len(data + 1);
-
-	const size_t n = size - HDR_BYTES;
+	const int is_lzma = in->mode & MODE_LZMA;
+	const size_t dst_len = in->dst_len, n = in->n;
+	const uint8_t *src = in->src;
 	const size_t ws_size = is_lzma ? DECODE_WORKSPACE_lzma : DECODE_WORKSPACE_xz;
-	uint8_t *src = malloc(n ? n : 1);
-	uint8_t *ours = malloc(dst_len ? dst_len : 1);
-	uint8_t *lib = malloc(dst_len ? dst_len : 1);
-	void *ws = malloc(ws_size);
+	uint8_t *ours = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
+	void *ws = fuzz_exact(ws_size);
 
-	if (!src || !ours || !lib || !ws)
-		abort();
-	memcpy(src, data + HDR_BYTES, n);
 	memset(ws, 0xA5, ws_size);
 
 	enum decode_status st = is_lzma ? lzma_decode(src, n, ours, dst_len, ws)
 					: xz_decode(src, n, ours, dst_len, ws);
 	enum lib_result lr = is_lzma ? lib_lzma(src, n, lib, dst_len) : lib_xz(src, n, lib, dst_len);
 
-	if (st > DECODE_CORRUPT)
+	if (!fuzz_valid_status(st))
 		abort();
 	if (lr == LIB_OK) {
 		if (st != DECODE_OK) {
 			if (!(st == DECODE_CORRUPT && !is_lzma && xz_uses_unsupported(src, n))) {
-				fprintf(stderr, "liblzma decodes it, ours says %s\n", decode_status_name(st));
+				fprintf(stderr, "liblzma decodes it, ours says %s\n", fuzz_status_name(st));
 				abort();
 			}
 		} else if (memcmp(ours, lib, dst_len) != 0) {
@@ -178,26 +168,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "ours decodes it, liblzma does not\n");
 		abort();
 	}
-	free(src);
 	free(ours);
 	free(lib);
 	free(ws);
-	return 0;
 }
+
+FUZZ_ENTRY(1, check_run)
 
 #else /* FUZZ_MKSEEDS */
 
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static uint32_t rng_state = 0x243F6A88u;
 
-static uint64_t rng(void)
+static uint32_t rng(void)
 {
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	return fuzz_xorshift32(&rng_state);
 }
 
 static void gen(uint8_t *p, size_t n, int kind)

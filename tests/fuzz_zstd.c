@@ -51,15 +51,10 @@
 
 #ifndef FUZZ_MKSEEDS
 
-static const char *status_name(int s)
-{
-	return s == DECODE_OK ? "OK" : decode_status_name((enum decode_status)s);
-}
-
 static void die(const char *what, size_t dst_len, size_t n, int ours, size_t lib)
 {
 	fprintf(stderr, "fuzz_zstd: %s (dst_len %zu, input %zu bytes): ours %s, libzstd %s\n", what,
-		dst_len, n, status_name(ours),
+		dst_len, n, fuzz_status_name(ours),
 		ZSTD_isError(lib) ? ZSTD_getErrorName(lib) : "decoded");
 	abort();
 }
@@ -67,24 +62,19 @@ static void die(const char *what, size_t dst_len, size_t n, int ours, size_t lib
 static ZSTD_DCtx *dctx;
 const char *zstd_decode_note;    /* set by decode/zstd_*.c (-DZSTD_DECODE_NOTES) */
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void check_run(const struct fuzz_input *in)
 {
-	if (size < FUZZ_HDR_BYTES)
-		return 0;
-	size_t dst_len = fuzz_dst_len(data);
-	size_t n = size - FUZZ_HDR_BYTES;
+	const size_t dst_len = in->dst_len, n = in->n;
+	const uint8_t *src = in->src;
 
 	if (!dctx) {
 		dctx = ZSTD_createDCtx();
 		if (!dctx || ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 31)))
 			abort();
 	}
-	uint8_t *src = fuzz_exact(n), *ours = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
+	uint8_t *ours = fuzz_exact(dst_len), *lib = fuzz_exact(dst_len);
 	void *ws = fuzz_exact(DECODE_WORKSPACE_zstd);
 
-	memcpy(src, data + FUZZ_HDR_BYTES, n);
 	zstd_decode_note = NULL;
 	int s = zstd_decode(src, n, ours, dst_len, ws);
 	const int lenient = s == DECODE_CORRUPT && zstd_decode_note &&
@@ -95,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t r = ZSTD_decompressDCtx(dctx, lib, dst_len, src, n);
 	int lib_ok = !ZSTD_isError(r) && r == dst_len;
 
-	if (s < DECODE_OK || s > DECODE_CORRUPT)
+	if (!fuzz_valid_status(s))
 		die("not a decode_status", dst_len, n, s, r);
 	if (lib_ok && !lenient && (s != DECODE_OK || memcmp(ours, lib, dst_len) != 0))
 		die("libzstd decodes it, ours differs", dst_len, n, s, r);
@@ -105,25 +95,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s == DECODE_OK && !window_refused && (!lib_ok || memcmp(ours, lib, dst_len) != 0))
 		die("ours decodes it, libzstd differs", dst_len, n, s, r);
 
-	free(src);
 	free(ours);
 	free(lib);
 	free(ws);
-	return 0;
 }
+
+FUZZ_ENTRY(0, check_run)
 
 #else /* FUZZ_MKSEEDS */
-
-static int seed_no;
-static const char *dir;
-
-static void write_seed(const uint8_t *z, size_t zn, size_t n, const char *what)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/seed-%03d-%zu-%s", dir, seed_no++, n, what);
-	fuzz_write_seed(path, n, z, zn);
-}
 
 /* Compresses in[0..n) and returns the frame's size in out (cap bytes). */
 static size_t compress(const uint8_t *in, size_t n, uint8_t *out, size_t cap, int level, int wlog,
@@ -162,57 +141,53 @@ static size_t compress(const uint8_t *in, size_t n, uint8_t *out, size_t cap, in
 	return r;
 }
 
-static void seeds_for(const uint8_t *in, size_t n)
+/* Variants: levels 1, 3, 19 and 22, with window logs of libzstd's
+ * choice, 1 KiB, and (streamed, no size) 32 MiB for the decoder's
+ * prefetching loop. */
+static void write_seed(const uint8_t *in, size_t n, unsigned l)
 {
 	static const int levels[] = { 1, 3, 19, 22 };
 	static uint8_t z[2 * 300000];
+	size_t zn = compress(in, n, z, sizeof z, levels[l], l == 1 ? 10 : l == 2 ? 25 : 0, (int)(l & 1),
+			     l != 2);
+	char what[32];
 
-	for (size_t l = 0; l < 4; l++) {
-		/* window logs: libzstd's choice, 1 KiB, and (streamed, no
-		 * size) 32 MiB for the decoder's prefetching loop */
-		size_t zn = compress(in, n, z, sizeof z, levels[l], l == 1 ? 10 : l == 2 ? 25 : 0,
-				     l & 1, l != 2);
-		char what[32];
-
-		snprintf(what, sizeof what, "L%d", levels[l]);
-		write_seed(z, zn, n, what);
-	}
+	snprintf(what, sizeof what, "L%d", levels[l]);
+	fuzz_seed(what, n, z, zn);
 }
 
-int main(int argc, char **argv)
+static void make_seeds(void)
 {
 	static uint8_t buf[300000];
 	static uint8_t z[2 * 300000];
 	static const char text[] = FUZZ_SEED_TEXT;
+	/* small offsets and repeat offsets */
+	static const size_t periods[] = { 1, 2, 3, 5, 8, 13, 16, 40 };
 	uint32_t x = 0x2545f491u;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkseeds_zstd DIR\n");
-		return 2;
-	}
-	dir = argv[1];
-
-	seeds_for(buf, 0);
-	seeds_for((const uint8_t *)"x", 1);
-	seeds_for((const uint8_t *)text, sizeof(text) - 1);
-	/* periodic data: small offsets and repeat offsets */
-	static const size_t periods[] = { 1, 2, 3, 5, 8, 13, 16, 40 };
+	fuzz_seed_small();
+	/* periodic data, a byte changed every 97 */
 	for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
-		for (size_t i = 0; i < 2000; i++)
-			buf[i] = (uint8_t)("abcdefghijklmnopqrstuvwxyz0123456789ABCD"[i % periods[p]] ^
-					   (i % 97 == 0));
-		seeds_for(buf, 2000);
+		fuzz_fill_periodic(buf, 2000, periods[p]);
+		for (size_t i = 0; i < 2000; i += 97)
+			buf[i] ^= 1;
+		fuzz_seeds(buf, 2000);
 	}
 	/* random (raw literals, raw blocks), then text with repeats */
 	fuzz_fill_random(buf, sizeof(buf), &x);
-	seeds_for(buf, 3000);
-	for (size_t i = 0; i < 200000; i++)
-		buf[i] = (uint8_t)text[(i * 7 + i / 1000) % (sizeof(text) - 1)] ^ (buf[i] < 8);
-	seeds_for(buf, 20000);
-	seeds_for(buf, 200000);         /* several blocks: treeless literals, repeat tables */
+	fuzz_seeds(buf, 3000);
+	{
+		static uint8_t t[200000];
+
+		fuzz_fill_text(t, sizeof t);
+		for (size_t i = 0; i < sizeof t; i++)
+			buf[i] = t[i] ^ (buf[i] < 8);
+	}
+	fuzz_seeds(buf, 20000);
+	fuzz_seeds(buf, 200000);         /* several blocks: treeless literals, repeat tables */
 	/* runs: RLE blocks and RLE literals */
 	memset(buf, 'z', 150000);
-	seeds_for(buf, 150000);
+	fuzz_seeds(buf, 150000);
 
 	/* two frames and a skippable frame */
 	{
@@ -222,11 +197,11 @@ int main(int argc, char **argv)
 		memcpy(z + zn, skip, sizeof skip);
 		zn += sizeof skip;
 		zn += compress((const uint8_t *)text + 50, 60, z + zn, sizeof z - zn, 19, 0, 0, 0);
-		write_seed(z, zn, 110, "frames");
+		fuzz_seed("frames", 110, z, zn);
 	}
-	(void)argc;
-	printf("mkseeds_zstd: %d seeds in %s\n", seed_no, dir);
-	return 0;
 }
+
+static const struct fuzz_seeder seeder = { "mkseeds_zstd", 4, write_seed, make_seeds };
+FUZZ_SEEDS_MAIN(seeder)
 
 #endif

@@ -49,37 +49,15 @@
 static struct buf workspace;
 static unsigned ws_calls;
 
-/* Runs bzip2_decode on an exact copy of src and a fresh exact dst of
- * dst_len bytes.  The output (if wanted) is copied to *out (malloc'ed,
- * dst_len bytes).  Records a failure if a guard was touched or the
- * status is not a decode_status. */
+/* bzip2_decode through decode_exact, the workspace refilled first. */
 static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	struct buf s = buf_from(src, src_len);
-	struct buf d = buf_new(dst_len);
-	int st;
-
-	memset(d.p, 0x5C, dst_len);
 	if (ws_calls % WS_FULL_FILL == 0 || workspace.n <= WS_TAIL)
 		memset(workspace.p, (uint8_t)ws_calls, workspace.n);
 	else
 		memset(workspace.p + workspace.n - WS_TAIL, (uint8_t)ws_calls, WS_TAIL);
 	ws_calls++;
-	st = bzip2_decode(s.p, src_len, d.p, dst_len, workspace.p);
-	if (!buf_guards_ok(&d))
-		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
-	if (!buf_guards_ok(&workspace))
-		failf("wrote outside the workspace (status %s)", status_name(st));
-	if (!valid_status(st))
-		failf("returned %d, not a decode_status", st);
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
-	buf_free(&s);
-	buf_free(&d);
-	return st;
+	return decode_exact(bzip2_decode, src, src_len, dst_len, &workspace, out);
 }
 
 /* ---- libbz2 --------------------------------------------------------------- */
@@ -130,70 +108,17 @@ static int lib_decodes(const uint8_t *src, size_t src_len, size_t dst_len, uint8
 static void check_stream(const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
 			 const char *what)
 {
-	uint8_t *out = NULL, *ref;
+	uint8_t *out = NULL, *ref = xmalloc(n);
 	size_t at;
-	int st;
+	int st = expect_exact(run_decode, data, n, s, clen, what, &out);
 
-	st = run_decode(s, clen, n, &out);
-	if (st != DECODE_OK)
-		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: output differs from input at byte %zu", what, n, at);
-	ref = xmalloc(n);
 	if (!lib_decodes(s, clen, n, ref))
 		failf("%s: n=%zu: libbz2 does not decode its own stream", what, n);
 	else if (st == DECODE_OK && (at = first_diff(out, ref, n)) != n)
 		failf("%s: n=%zu: differs from libbz2 at byte %zu", what, n, at);
 	free(ref);
 	free(out);
-
-	if (n > 0) {
-		st = run_decode(s, clen, n - 1, NULL);
-		if (st != DECODE_OUTPUT_OVERRUN)
-			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN",
-			      what, n, status_name(st));
-	}
-	st = run_decode(s, clen, n + 1, &out);
-	if (st != DECODE_SHORT_OUTPUT)
-		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
-	free(out);
-}
-
-/* testgen's gen_mixed with runs for its periodic patterns: zeros, random
- * data, text, runs, tables and edited copies of earlier stretches. */
-static void gen_mixed_runs(uint8_t *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t len = 64 + rng_below(16384);
-
-		if (len > n - i)
-			len = n - i;
-		switch (rng_below(6)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		case 3:
-			gen_runs(p + i, len);
-			break;
-		case 4:
-			gen_tables(p + i, len);
-			break;
-		default:
-			gen_edited_copies(p, i, i + len);
-			break;
-		}
-		i += len;
-	}
+	expect_wrong_sizes(run_decode, data, n, s, clen, what, SIZES_STATUS_BYTES);
 }
 
 /* Level 1: 100k blocks.  Random data (RLE1 changes nothing) of lengths
@@ -281,13 +206,7 @@ static size_t find_eos(const uint8_t *s, size_t clen)
 
 static void expect_status(const char *name, const uint8_t *s, size_t len, size_t dst_len, int want)
 {
-	int st;
-
-	begin_case();
-	st = run_decode(s, len, dst_len, NULL);
-	if (st != want)
-		failf("status %s, want %s", status_name(st), status_name(want));
-	end_case(name);
+	expect_case(run_decode, name, s, len, dst_len, want, NULL);
 }
 
 /* Every proper prefix must be TRUNCATED: each error met after reading
@@ -574,6 +493,14 @@ static void put_run(struct block *b, size_t r)
 	}
 }
 
+/* Ends b's symbols with the end-of-block symbol and gives them the
+ * selectors they need, one per 50. */
+static void end_symbols(struct block *b)
+{
+	b->sym[b->n_sym++] = (uint16_t)(b->alpha - 1);
+	b->n_sel = (unsigned)((b->n_sym + 49) / 50);
+}
+
 /* Fills b for a block whose BWT input is data[0..n) (n >= 1) and whose
  * output (RLE1 undone) is out[0..out_n).  All symbols get the same
  * length, the smallest that holds them. */
@@ -727,6 +654,22 @@ static size_t write_stream(struct bw *w, char level, struct block *const *blocks
 	while (w->bits % 8)
 		bw_put(w, 1, 0);
 	return w->bits / 8;
+}
+
+/* One case: a level-1 stream of b with n_sym symbols 2 (MTF indices 1,
+ * 0, 1, ...), decoded at dst_len, gives want. */
+static void expect_level1(struct block *b, const char *name, unsigned n_sym, size_t dst_len, int want)
+{
+	struct bw w = { 0 };
+	size_t len;
+
+	b->n_sym = 0;
+	while (b->n_sym < n_sym)
+		b->sym[b->n_sym++] = 2;
+	end_symbols(b);
+	len = write_stream(&w, '1', &b, 1);
+	expect_status(name, w.p, len, dst_len, want);
+	free(w.p);
 }
 
 /* Builds a one-block stream from b and checks the status; for OK also the
@@ -916,67 +859,38 @@ static void test_handmade(void)
 	{
 		/* Two used bytes 0 and 1 (so MTF index 1 exists). */
 		static const uint8_t zo[] = { 0, 1 };
-		struct bw w = { 0 };
-		struct block *bp = &b;
-		size_t len;
-		int st;
 
 		/* 25 RUNBs: a run of 2^26 - 2 > 900000. */
 		make_block(&b, zo, 2, zo, 2);
 		b.n_sym = 0;
 		for (int k = 0; k < 25; k++)
 			b.sym[b.n_sym++] = 1;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-overflow", &b, 100, DECODE_CORRUPT, NULL);
 		/* A run of exactly 900000 zero bytes fits a level-9 block: it
 		 * reads as 180000 x (4 zeros, count 0), 720000 bytes; the CRC
 		 * is wrong on purpose. */
 		b.n_sym = 0;
 		put_run(&b, 900000);
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		b.orig = 0;
 		expect_block("handmade-run-900000", &b, 720000, DECODE_CHECK_MISMATCH, NULL);
 		/* 900001: one too many. */
 		b.n_sym = 0;
 		put_run(&b, 900001);
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-900001", &b, 720000, DECODE_CORRUPT, NULL);
 		/* 900000 and one more byte. */
 		b.n_sym = 0;
 		put_run(&b, 900000);
 		b.sym[b.n_sym++] = 2;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
+		end_symbols(&b);
 		expect_block("handmade-run-900000-plus-one", &b, 720000, DECODE_CORRUPT, NULL);
 
 		/* 100001 MTF symbols in a level-1 stream; 100000 fit (the CRC
 		 * is wrong on purpose; the output can be up to 5.2 MB). */
-		b.n_sym = 0;
-		for (int k = 0; k < 100001; k++)
-			b.sym[b.n_sym++] = 2;   /* alternates 1, 0 */
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
-		len = write_stream(&w, '1', &bp, 1);
-		begin_case();
-		st = run_decode(w.p, len, 100001, NULL);
-		if (st != DECODE_CORRUPT)
-			failf("status %s, want CORRUPT", status_name(st));
-		end_case("handmade-level1-block-100001");
-		b.n_sym = 0;
-		for (int k = 0; k < 100000; k++)
-			b.sym[b.n_sym++] = 2;
-		b.sym[b.n_sym++] = (uint16_t)(b.alpha - 1);
-		b.n_sel = (unsigned)((b.n_sym + 49) / 50);
-		len = write_stream(&w, '1', &bp, 1);
-		begin_case();
-		st = run_decode(w.p, len, 6000000, NULL);
-		if (st != DECODE_CHECK_MISMATCH)
-			failf("status %s, want CHECK_MISMATCH", status_name(st));
-		end_case("handmade-level1-block-100000");
-		free(w.p);
+		expect_level1(&b, "handmade-level1-block-100001", 100001, 100001, DECODE_CORRUPT);
+		expect_level1(&b, "handmade-level1-block-100000", 100000, 6000000, DECODE_CHECK_MISMATCH);
 	}
 
 	/* A block that ends after 4 equal bytes with no count byte (the BWT
@@ -1042,84 +956,75 @@ static void test_handmade(void)
 
 /* Damaged and random streams: any status, nothing touched outside the
  * buffers; when ours says OK, libbz2 must decode the same bytes. */
+static uint8_t *garbage_stream(unsigned round, const uint8_t *data, size_t n, size_t *clen)
+{
+	return compress(round % 3 == 0 ? 1 : 9, data, n, clen);
+}
+
+/* Garbage after a valid header and block magic. */
+static void garbage_after_magic(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	*clen = 10 + rng_below(*clen - 10 + 1);
+	gen_random(s + 10, *clen - 10);
+}
+
+static void bit_flips(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	for (int k = 1 + (int)rng_below(8); k > 0; k--)
+		flip_bit_at(s, rng_below(*clen * 8));
+}
+
+/* A bit flip in the block header region. */
+static void header_flip(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	flip_bit_at(s, 32 + rng_below(*clen * 8 - 32 < 2000 ? *clen * 8 - 32 : 2000));
+}
+
+static void flip_and_cut(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	flip_bit_at(s, rng_below(*clen * 8));
+	*clen = rng_below(*clen + 1);
+}
+
+static unsigned lib_only;
+
+static void judge_stream(unsigned round, const uint8_t *s, size_t clen, size_t dst_len, int st,
+			 const uint8_t *out)
+{
+	uint8_t *ref = xmalloc(dst_len);
+	int lib_ok = lib_decodes(s, clen, dst_len, ref);
+
+	if (st == DECODE_OK) {
+		if (!lib_ok)
+			failf("round %u: OK, libbz2 does not decode %zu bytes", round, dst_len);
+		else if (dst_len && memcmp(ref, out, dst_len) != 0)
+			failf("round %u: OK but output differs from libbz2", round);
+	} else if (lib_ok) {
+		lib_only++;
+		/* Only our stricter checks may refuse what libbz2 takes (see
+		 * bzip2_decode.c). */
+		if (st != DECODE_CORRUPT)
+			failf("round %u: libbz2 decodes it, ours says %s", round, status_name(st));
+	}
+	free(ref);
+}
+
 static void test_garbage(void)
 {
-	enum { ROUNDS = 1500 };
-	uint8_t *data = xmalloc(70000);
-	unsigned ok_count = 0, lib_only = 0;
+	static void (*const gens[])(uint8_t *, size_t) = { gen_runs, gen_text, gen_random, gen_mixed_runs };
+	static const damage_fn damages[] = {
+		garbage_after_magic, damage_byte, bit_flips, header_flip, flip_and_cut, NULL,
+	};
+	static const struct garbage g = {
+		1500, 2000, 66000, 8, 4, gens, garbage_stream, damages, 6, run_decode, judge_stream,
+	};
+	unsigned ok = garbage_rounds(&g, "garbage-1500");
 
-	begin_case();
-	for (int round = 0; round < ROUNDS && !case_failed; round++) {
-		size_t n = 1 + rng_below(round % 8 == 0 ? 66000 : 2000);
-		size_t clen, dst_len;
-		uint8_t *s, *out = NULL;
-		int st;
-
-		switch (round % 4) {
-		case 0: gen_runs(data, n); break;
-		case 1: gen_text(data, n); break;
-		case 2: gen_random(data, n); break;
-		default: gen_mixed_runs(data, n); break;
-		}
-		s = compress(round % 3 == 0 ? 1 : 9, data, n, &clen);
-
-		switch (rng_below(6)) {
-		case 0:         /* garbage after a valid header and block magic */
-			clen = 10 + rng_below(clen - 10 + 1);
-			gen_random(s + 10, clen - 10);
-			break;
-		case 1:         /* one byte replaced */
-			s[rng_below(clen)] = (uint8_t)rng();
-			break;
-		case 2:         /* a few bit flips */
-			for (int k = 1 + (int)rng_below(8); k > 0; k--)
-				flip_bit_at(s, rng_below(clen * 8));
-			break;
-		case 3:         /* a bit flip in the block header region */
-			flip_bit_at(s, 32 + rng_below(clen * 8 - 32 < 2000 ? clen * 8 - 32 : 2000));
-			break;
-		case 4:         /* bit flips and a cut */
-			flip_bit_at(s, rng_below(clen * 8));
-			clen = rng_below(clen + 1);
-			break;
-		default:        /* intact, wrong size */
-			break;
-		}
-		switch (rng_below(4)) {
-		case 0: dst_len = rng_below(n * 2 + 8); break;
-		case 1: dst_len = n + rng_below(8); break;
-		case 2: dst_len = n > 8 ? n - rng_below(8) : n; break;
-		default: dst_len = n; break;
-		}
-
-		st = run_decode(s, clen, dst_len, &out);
-		{
-			uint8_t *ref = xmalloc(dst_len);
-			int lib_ok = lib_decodes(s, clen, dst_len, ref);
-
-			if (st == DECODE_OK) {
-				ok_count++;
-				if (!lib_ok)
-					failf("round %d: OK, libbz2 does not decode %zu bytes", round, dst_len);
-				else if (dst_len && memcmp(ref, out, dst_len) != 0)
-					failf("round %d: OK but output differs from libbz2", round);
-			} else if (lib_ok) {
-				lib_only++;
-				/* Only our stricter checks may refuse what
-				 * libbz2 takes (see bzip2_decode.c). */
-				if (st != DECODE_CORRUPT)
-					failf("round %d: libbz2 decodes it, ours says %s", round,
-					      status_name(st));
-			}
-			free(ref);
-		}
-		free(out);
-		free(s);
-	}
-	end_case("garbage-1500");
-	printf("note: garbage: %u of %d decoded OK; %u taken by libbz2 only\n",
-	       ok_count, ROUNDS, lib_only);
-	free(data);
+	printf("note: garbage: %u of %u decoded OK; %u taken by libbz2 only\n", ok, g.rounds, lib_only);
 }
 
 int main(void)

@@ -45,6 +45,7 @@
 
 #include "codecs.h"
 #include "inplace.h"
+#include "testgen.h"
 #include "testlib.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -275,13 +276,13 @@ struct input {
 	struct buffer data;
 };
 
-static void gen_random(uint8_t *p, size_t n)
+static void lcg_random(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)lcg32();
 }
 
-static void gen_text(uint8_t *p, size_t n)
+static void lcg_text(uint8_t *p, size_t n)
 {
 	static const char *const words[] = {
 		"packs", "an", "x86", "kernel", "behind", "a", "tiny", "stub", "that",
@@ -299,41 +300,31 @@ static void gen_text(uint8_t *p, size_t n)
 	}
 }
 
-/* Stretches of zeros, random bytes, text, and copies of earlier data at
- * near and far distances: what makes a compressor use every kind of
- * match and literal run. */
-static void gen_mixed(uint8_t *p, size_t n)
+/* A copy of earlier data from up to 100000 bytes back (random bytes at
+ * the start, where there is nothing to copy). */
+static void copy_back(uint8_t *p, size_t at, size_t len)
 {
-	size_t i = 0;
-
-	while (i < n) {
-		size_t len = 1 + lcg_below(3000);
-
-		if (len > n - i)
-			len = n - i;
-		switch (lcg_below(4)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		default:
-			if (i == 0) {
-				gen_random(p, len);
-			} else {
-				size_t dist = 1 + lcg_below(i < 100000 ? i : 100000);
-
-				for (size_t k = 0; k < len; k++)
-					p[i + k] = p[i + k - dist];
-			}
-			break;
-		}
-		i += len;
+	if (at == 0) {
+		lcg_random(p, len);
+		return;
 	}
+	size_t dist = 1 + lcg_below(at < 100000 ? at : 100000);
+
+	for (size_t k = 0; k < len; k++)
+		p[at + k] = p[at + k - dist];
+}
+
+/* Stretches (tests/testgen.h) of zeros, random bytes, text, and copies of
+ * earlier data at near and far distances: what makes a compressor use
+ * every kind of match and literal run. */
+static void lcg_mixed(uint8_t *p, size_t n)
+{
+	static const struct stretch_kind kinds[] = {
+		{ gen_zeros, NULL }, { lcg_random, NULL }, { lcg_text, NULL }, { NULL, copy_back },
+	};
+	static const struct stretch_mix mix = { lcg_below, 1, 3000, 4, kinds };
+
+	gen_stretches(p, n, &mix);
 }
 
 static void add_generated(struct input *in, size_t *count, const char *name, size_t n,
@@ -548,11 +539,11 @@ int main(int argc, char **argv)
 	catch_crashes();
 
 	add_generated(inputs, &n_inputs, "empty", 0, NULL);
-	add_generated(inputs, &n_inputs, "one-byte", 1, gen_random);
-	add_generated(inputs, &n_inputs, "text-300", 300, gen_text);
+	add_generated(inputs, &n_inputs, "one-byte", 1, lcg_random);
+	add_generated(inputs, &n_inputs, "text-300", 300, lcg_text);
 	add_generated(inputs, &n_inputs, "zeros-64K", 65536, NULL);
-	add_generated(inputs, &n_inputs, "random-64K", 65536, gen_random);
-	add_generated(inputs, &n_inputs, "mixed-256K", 262144, gen_mixed);
+	add_generated(inputs, &n_inputs, "random-64K", 65536, lcg_random);
+	add_generated(inputs, &n_inputs, "mixed-256K", 262144, lcg_mixed);
 	for (int i = 1; i < argc; i++) {
 		struct input *x;
 		struct error err = { "" };

@@ -30,39 +30,20 @@
 
 /* ---- running the decoder ------------------------------------------------ */
 
-/* Runs lz4_decode on exact copies of src and a fresh exact dst of dst_len
- * bytes.  The output (if wanted) is copied to *out (malloc'ed, dst_len
- * bytes).  Records a failure if the guard bytes were touched or the status
- * is not a decode_status. */
+/* lz4_decode through decode_exact (tests/testlib.h): it takes no
+ * workspace. */
 static int run_decode(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	struct buf s = buf_from(src, src_len);
-	struct buf d = buf_new(dst_len);
-	int st;
-
-	memset(d.p, 0x5C, dst_len);
-	st = lz4_decode(s.p, src_len, d.p, dst_len, NULL);
-	if (!buf_guards_ok(&d))
-		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
-	if (!valid_status(st))
-		failf("returned %d, not a decode_status", st);
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
-	buf_free(&s);
-	buf_free(&d);
-	return st;
+	return decode_exact(lz4_decode, src, src_len, dst_len, NULL, out);
 }
 
 /* ---- compression -------------------------------------------------------- */
 
-enum codec { C_DEFAULT, C_HC12 };
+enum codec { C_DEFAULT, C_HC12, N_CODECS };
 static const char *const codec_name[] = { "default", "hc12" };
 
 /* Returns a malloc'ed LZ4 block of data[0..n) and its size in *clen. */
-static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *clen)
+static uint8_t *compress(unsigned c, const uint8_t *data, size_t n, size_t *clen)
 {
 	int bound, r;
 	uint8_t *out;
@@ -85,6 +66,8 @@ static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *cl
 	return out;
 }
 
+static const struct stream_makers makers = { N_CODECS, codec_name, compress };
+
 /* ---- synthetic blocks ---------------------------------------------------
  * liblz4 keeps the ends of its blocks tidy (>= 5 final literals, last
  * match >= 12 bytes before the end), so it never puts a match right at
@@ -98,6 +81,20 @@ struct builder {
 	uint8_t *out;
 	size_t olen;
 };
+
+/* A builder with room for cap bytes of block and of output. */
+static struct builder builder_new(size_t cap)
+{
+	struct builder b = { xmalloc(cap), 0, xmalloc(cap), 0 };
+
+	return b;
+}
+
+static void builder_free(struct builder *b)
+{
+	free(b->blk);
+	free(b->out);
+}
 
 static void put_ext(struct builder *b, size_t rest)
 {
@@ -155,11 +152,9 @@ static void test_synthetic(void)
 	static const size_t pre[] = { 1, 7, 16, 30, 64 };
 	static const size_t big_off[] = { 24, 31, 32, 33, 48, 64 };
 	static const size_t big_ml[] = { 50, 63, 64, 65, 100, 270, 1000 };
-	struct builder b;
+	struct builder b = builder_new(8192);
 	char what[128];
 
-	b.blk = xmalloc(8192);
-	b.out = xmalloc(8192);
 	begin_case();
 	for (size_t pi = 0; pi < sizeof pre / sizeof pre[0]; pi++)
 	for (size_t oi = 0; oi < 20 + sizeof big_off / sizeof big_off[0]; oi++)
@@ -188,8 +183,7 @@ static void test_synthetic(void)
 		check_synthetic(&b, what);
 	}
 	end_case("synthetic-boundaries");
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* The fast loop checks match offsets against the output produced only
@@ -207,12 +201,10 @@ static void test_window_edge(void)
 				     65535, 65536, 65537, 65550, 70000 };
 	static const size_t ks[] = { 0, 1, 3 };
 	static const size_t mls[] = { 4, 18, 19, 100 };
-	struct builder b;
+	struct builder b = builder_new(80000);
 	char what[160];
 	unsigned bad_checked = 0, ok_checked = 0;
 
-	b.blk = xmalloc(80000);
-	b.out = xmalloc(80000);
 	begin_case();
 	for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
 	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
@@ -255,8 +247,7 @@ static void test_window_edge(void)
 	}
 	end_case("window-edge");
 	printf("note: window-edge: %u bad offsets, %u valid matches checked\n", bad_checked, ok_checked);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* Short matches (length 4..18, the nibble alone) are copied by the fast
@@ -269,11 +260,9 @@ static void test_window_edge(void)
  * it wrote. */
 static void test_short_matches(void)
 {
-	struct builder b;
+	struct builder b = builder_new(32768);
 	unsigned checked = 0;
 
-	b.blk = xmalloc(32768);
-	b.out = xmalloc(32768);
 	begin_case();
 	b.blen = b.olen = 0;
 	put_seq(&b, 64, 1, 4, 0);
@@ -284,8 +273,7 @@ static void test_short_matches(void)
 	check_synthetic(&b, "every offset 1..40 x length 4..18");
 	end_case("short-matches-fast-loop");
 	printf("note: short-matches-fast-loop: %u matches in one %zu-byte block\n", checked, b.olen);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* Length fields of many 255 bytes: past its first byte, the decoder skips
@@ -301,12 +289,10 @@ static void test_long_length_fields(void)
 {
 	static const size_t offs[] = { 1, 2, 3, 4 };
 	static const size_t finals[] = { 0, 1, 254 };
-	struct builder b;
+	struct builder b = builder_new(16384);
 	char what[160];
 	unsigned blocks = 0, cuts = 0;
 
-	b.blk = xmalloc(16384);
-	b.out = xmalloc(16384);
 	begin_case();
 	for (size_t ff = 0; ff <= 40; ff++)
 	for (size_t fi = 0; fi < sizeof finals / sizeof finals[0]; fi++)
@@ -344,8 +330,7 @@ static void test_long_length_fields(void)
 	}
 	end_case("long-length-fields");
 	printf("note: long-length-fields: %u blocks, %u cut lengths checked\n", blocks, cuts);
-	free(b.blk);
-	free(b.out);
+	builder_free(&b);
 }
 
 /* ---- negative tests ------------------------------------------------------ */
@@ -353,56 +338,22 @@ static void test_long_length_fields(void)
 /* Every proper prefix of a valid block must fail, with TRUNCATED (cut
  * inside a sequence, or where a token is due) or SHORT_OUTPUT (cut right
  * after a run of literals, which then looks like the last sequence). */
+static void check_prefixes(unsigned k, const uint8_t *data, size_t n, const uint8_t *blk, size_t clen)
+{
+	(void)k, (void)data;
+	expect_prefixes(run_decode, n, blk, clen, 1u << DECODE_TRUNCATED | 1u << DECODE_SHORT_OUTPUT);
+}
+
 static void test_truncation(void)
 {
-	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
-		{ "semi-40", 40, gen_semi },
-		{ "semi-200", 200, gen_semi },
-		{ "text-300", 300, gen_text },
-		{ "abc-100", 100, gen_abc },
-		{ "random-50", 50, gen_random },
-		{ "semi-3000", 3000, gen_semi },
-	};
-	uint8_t data[3000];
-	char name[128];
-
-	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-		inputs[k].gen(data, inputs[k].n);
-		for (int c = C_DEFAULT; c <= C_HC12; c++) {
-			size_t clen;
-			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
-
-			snprintf(name, sizeof name, "truncated-%s/%s", inputs[k].name, codec_name[c]);
-			begin_case();
-			for (size_t cut = 0; cut < clen; cut++) {
-				int st = run_decode(blk, cut, inputs[k].n, NULL);
-
-				if (st != DECODE_TRUNCATED && st != DECODE_SHORT_OUTPUT) {
-					failf("prefix of %zu/%zu bytes gave %s", cut, clen, status_name(st));
-					break;
-				}
-			}
-			end_case(name);
-			free(blk);
-		}
-	}
+	each_stream(&makers, "truncated", small_inputs, n_small_inputs, check_prefixes);
 }
 
 /* Hand-made blocks with a known answer. */
-static void expect(const char *name, const uint8_t *blk, size_t len, size_t dst_len,
-		   int want, const uint8_t *want_out)
+static void expect(const char *name, const uint8_t *blk, size_t len, size_t dst_len, int want,
+		   const void *want_out)
 {
-	uint8_t *out = NULL;
-	int st;
-
-	begin_case();
-	st = run_decode(blk, len, dst_len, &out);
-	if (st != want)
-		failf("status %s, want %s", status_name(st), status_name(want));
-	else if (want == DECODE_OK && want_out && first_diff(out, want_out, dst_len) != dst_len)
-		failf("wrong output at byte %zu", first_diff(out, want_out, dst_len));
-	free(out);
-	end_case(name);
+	expect_case(run_decode, name, blk, len, dst_len, want, want_out);
 }
 
 static void test_handmade(void)
@@ -570,80 +521,53 @@ static void test_length_wrap(void)
 /* Random garbage and damaged valid blocks: any status is fine, but it
  * must be a decode_status, nothing may be touched outside the buffers,
  * and where both decoders accept a block they must agree. */
+static uint8_t *garbage_block(unsigned round, const uint8_t *data, size_t n, size_t *clen)
+{
+	return compress(round % 2 ? C_HC12 : C_DEFAULT, data, n, clen);
+}
+
+/* Pure garbage, up to 400 bytes. */
+static void garbage_instead(uint8_t *blk, size_t *clen, size_t n)
+{
+	*clen = rng_below(400);
+	if (*clen > (size_t)LZ4_compressBound((int)n))
+		*clen = (size_t)LZ4_compressBound((int)n);
+	gen_random(blk, *clen);
+}
+
+static unsigned agree_checked;
+
+static void judge_block(unsigned round, const uint8_t *blk, size_t clen, size_t dst_len, int st,
+			const uint8_t *out)
+{
+	if (st != DECODE_OK)
+		return;
+	char *ref = xmalloc(dst_len);
+	int r = LZ4_decompress_safe((const char *)blk, ref, (int)clen, (int)dst_len);
+
+	/* liblz4 rejects some blocks this decoder accepts (end-of-block
+	 * conditions); compare when both accept. */
+	if (r >= 0) {
+		agree_checked++;
+		if ((size_t)r != dst_len)
+			failf("round %u: OK with dst_len %zu, liblz4 produced %d", round, dst_len, r);
+		else if (dst_len && memcmp(ref, out, dst_len) != 0)
+			failf("round %u: OK but output differs from liblz4", round);
+	}
+	free(ref);
+}
+
 static void test_garbage(void)
 {
-	enum { ROUNDS = 2000 };
-	uint8_t *data = xmalloc(70000);
-	unsigned ok_count = 0, agree_checked = 0;
+	static void (*const gens[])(uint8_t *, size_t) = { gen_semi, gen_text, gen_mixed };
+	static const damage_fn damages[] = { garbage_instead, damage_byte, damage_flips, damage_flip_cut, NULL };
+	static const struct garbage g = {
+		2000, 600, 66000, 4, 3, gens, garbage_block, damages, 5, run_decode, judge_block,
+	};
+	unsigned ok = garbage_rounds(&g, "garbage-2000");
 
-	begin_case();
-	for (int round = 0; round < ROUNDS && !case_failed; round++) {
-		size_t n = 1 + rng_below(round % 4 == 0 ? 66000 : 600);
-		size_t clen, dst_len;
-		uint8_t *blk, *out = NULL;
-		int st;
-
-		switch (round % 3) {
-		case 0: gen_semi(data, n); break;
-		case 1: gen_text(data, n); break;
-		default: gen_mixed(data, n); break;
-		}
-		blk = compress(round % 2 ? C_HC12 : C_DEFAULT, data, n, &clen);
-
-		switch (rng_below(5)) {
-		case 0:         /* pure garbage */
-			clen = rng_below(400);
-			if (clen > (size_t)LZ4_compressBound((int)n))
-				clen = (size_t)LZ4_compressBound((int)n);
-			gen_random(blk, clen);
-			break;
-		case 1:         /* one byte replaced */
-			blk[rng_below(clen)] = (uint8_t)rng();
-			break;
-		case 2:         /* a few bit flips */
-			for (int k = 1 + (int)rng_below(8); k > 0; k--)
-				blk[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
-			break;
-		case 3:         /* bit flips and a cut */
-			blk[rng_below(clen)] ^= (uint8_t)(1u << rng_below(8));
-			clen = rng_below(clen + 1);
-			break;
-		default:        /* intact block, wrong size */
-			break;
-		}
-		switch (rng_below(4)) {
-		case 0: dst_len = rng_below(n * 2 + 8); break;
-		case 1: dst_len = n + rng_below(8); break;
-		case 2: dst_len = n > 8 ? n - rng_below(8) : n; break;
-		default: dst_len = n; break;
-		}
-
-		st = run_decode(blk, clen, dst_len, &out);
-		if (st == DECODE_OK) {
-			char *ref = xmalloc(dst_len);
-			int r = LZ4_decompress_safe((const char *)blk, ref, (int)clen, (int)dst_len);
-
-			ok_count++;
-			/* liblz4 rejects some blocks this decoder accepts
-			 * (end-of-block conditions); compare when both
-			 * accept. */
-			if (r >= 0) {
-				agree_checked++;
-				if ((size_t)r != dst_len)
-					failf("round %d: OK with dst_len %zu, liblz4 produced %d",
-					      round, dst_len, r);
-				else if (dst_len && memcmp(ref, out, dst_len) != 0)
-					failf("round %d: OK but output differs from liblz4", round);
-			}
-			free(ref);
-		}
-		free(out);
-		free(blk);
-	}
-	end_case("garbage-2000");
-	printf("note: garbage: %u of %d decoded OK, %u compared with liblz4\n",
-	       ok_count, ROUNDS, agree_checked);
-	free(data);
+	printf("note: garbage: %u of %u decoded OK, %u compared with liblz4\n", ok, g.rounds,
+	       agree_checked);
 }
 
 int main(void)

@@ -48,44 +48,47 @@ static decode_fn decoder(int version)
 	return version ? lzo_rle_decode : lzo_decode;
 }
 
-/* Runs our decoder on an exact copy of src into a fresh exact dst of
- * dst_len bytes, and the reference decoder likewise; their statuses must
- * match, and their outputs on OK.  The output (if wanted) is copied to
- * *out (malloc'ed, dst_len bytes).  Records a failure if the guard bytes
- * were touched or the status is not a decode_status. */
+/* Our decoder of a version through decode_exact, and the reference
+ * decoder likewise; their statuses must match, and their outputs on OK.
+ * The output (if wanted) in *out (malloc'ed, dst_len bytes); the
+ * reference's statistics in *stats (if given). */
 static int run_decode(int version, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out,
 		      struct lzo_ref_stats *stats)
 {
-	struct buf s = buf_from(src, src_len);
-	struct buf d = buf_new(dst_len);
 	struct lzo_ref_stats local;
-	uint8_t *ref = xmalloc(dst_len);
-	int st, rst;
+	uint8_t *got = NULL, *ref = xmalloc(dst_len);
+	int st = decode_exact(decoder(version), src, src_len, dst_len, NULL, &got);
+	int rst = lzo_ref_decode(src, src_len, ref, dst_len, version, stats ? stats : &local);
 
-	memset(d.p, 0x5C, dst_len);
-	st = decoder(version)(s.p, src_len, d.p, dst_len, NULL);
-	if (!buf_guards_ok(&d))
-		failf("v%d: wrote outside dst (dst_len %zu, status %s)", version, dst_len, status_name(st));
-	/* lzo streams carry no check: CHECK_MISMATCH is not an answer either */
-	if (!valid_status(st) || st == DECODE_CHECK_MISMATCH)
-		failf("v%d: returned %d, not a decode_status", version, st);
-	rst = lzo_ref_decode(src, src_len, ref, dst_len, version, stats ? stats : &local);
+	/* lzo streams carry no check: CHECK_MISMATCH is not an answer */
+	if (st == DECODE_CHECK_MISMATCH)
+		failf("v%d: CHECK_MISMATCH from a format without a check", version);
 	if (st != rst)
 		failf("v%d: status %s, the reference decoder says %s (src %zu, dst %zu bytes)", version,
 		      status_name(st), status_name(rst), src_len, dst_len);
-	else if (st == DECODE_OK && first_diff(d.p, ref, dst_len) != dst_len)
+	else if (st == DECODE_OK && first_diff(got, ref, dst_len) != dst_len)
 		failf("v%d: differs from the reference decoder at byte %zu", version,
-		      first_diff(d.p, ref, dst_len));
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
+		      first_diff(got, ref, dst_len));
+	if (out)
+		*out = got;
+	else
+		free(got);
 	free(ref);
-	buf_free(&s);
-	buf_free(&d);
 	return st;
 }
+
+/* run_decode of each version, as a run_fn (tests/testlib.h). */
+static int run_v0(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	return run_decode(0, src, src_len, dst_len, out, NULL);
+}
+
+static int run_v1(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
+{
+	return run_decode(1, src, src_len, dst_len, out, NULL);
+}
+
+static const run_fn run_version[2] = { run_v0, run_v1 };
 
 /* liblzo2's lzo1x_decompress_safe: 1 if it decodes exactly n bytes equal
  * to want. */
@@ -107,7 +110,7 @@ static const char *const codec_name[] = { "lzo1x_1", "lzo1x_999", "ours-v0", "ou
 static const int codec_version[] = { 0, 0, 0, 1 };
 
 /* Returns a malloc'ed stream of data[0..n) and its size in *clen. */
-static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *clen)
+static uint8_t *compress(unsigned c, const uint8_t *data, size_t n, size_t *clen)
 {
 	size_t cap = n + n / 16 + 64 + 3;
 	uint8_t *out;
@@ -141,6 +144,8 @@ static uint8_t *compress(enum codec c, const uint8_t *data, size_t n, size_t *cl
 	return out;
 }
 
+static const struct stream_makers makers = { N_CODECS, codec_name, compress };
+
 /* Round trip of one stream, inside the current case: the exact size
  * decodes and matches the input (and liblzo2, for version 0); one byte
  * less is OUTPUT_OVERRUN, one more SHORT_OUTPUT; the other entry point
@@ -160,18 +165,7 @@ static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size
 	free(out);
 	if (version == 0 && !liblzo2_agrees(blk, clen, data, n))
 		failf("%s: n=%zu: lzo1x_decompress_safe does not reproduce the input", what, n);
-
-	if (n > 0) {
-		st = run_decode(version, blk, clen, n - 1, NULL, NULL);
-		if (st != DECODE_OUTPUT_OVERRUN)
-			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN", what, n, status_name(st));
-	}
-	st = run_decode(version, blk, clen, n + 1, &out, NULL);
-	if (st != DECODE_SHORT_OUTPUT)
-		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
-	free(out);
+	expect_wrong_sizes(run_version[version], data, n, blk, clen, what, SIZES_STATUS_BYTES);
 
 	st = run_decode(!version, blk, clen, n, NULL, NULL);
 	if (st == DECODE_OK)
@@ -318,6 +312,22 @@ static void b_lits(struct builder *b, size_t k, int zeros)
 	b->started = 1;
 }
 
+/* An M3 or M4: opcode op with len - 2 in its low bits, or, past max,
+ * zero there and len - max in extension bytes; then the 14 low bits of
+ * d after the two state bits. */
+static void b_long_match(struct builder *b, uint8_t op, size_t len, size_t max, size_t d)
+{
+	if (len <= max) {
+		b->blk[b->blen++] = (uint8_t)(op | (len - 2));
+	} else {
+		b->blk[b->blen++] = op;
+		b_ext(b, len - max);
+	}
+	b->sbits = b->blen;
+	b->blk[b->blen++] = (uint8_t)(d << 2);
+	b->blk[b->blen++] = (uint8_t)(d >> 6);
+}
+
 /* One instruction; the caller makes sure it is legal here. */
 static void b_inst(struct builder *b, enum kind k, size_t len, size_t dist)
 {
@@ -339,28 +349,11 @@ static void b_inst(struct builder *b, enum kind k, size_t len, size_t dist)
 		b->blk[b->blen++] = (uint8_t)(d >> 3);
 		break;
 	case K_M3:
-		d = dist - 1;
-		if (len <= 33) {
-			b->blk[b->blen++] = (uint8_t)(0x20 | (len - 2));
-		} else {
-			b->blk[b->blen++] = 0x20;
-			b_ext(b, len - 33);
-		}
-		b->sbits = b->blen;
-		b->blk[b->blen++] = (uint8_t)(d << 2);
-		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		b_long_match(b, 0x20, len, 33, dist - 1);
 		break;
 	case K_M4:
 		d = dist - 16384;
-		if (len <= 9) {
-			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3 | (len - 2));
-		} else {
-			b->blk[b->blen++] = (uint8_t)(0x10 | (d >> 14) << 3);
-			b_ext(b, len - 9);
-		}
-		b->sbits = b->blen;
-		b->blk[b->blen++] = (uint8_t)(d << 2);
-		b->blk[b->blen++] = (uint8_t)(d >> 6);
+		b_long_match(b, (uint8_t)(0x10 | (d >> 14) << 3), len, 9, d);
 		break;
 	case K_RLE:
 		b->blk[b->blen++] = (uint8_t)(0x18 | ((len - 4) & 7));
@@ -387,25 +380,10 @@ static void b_end(struct builder *b)
 
 static void check_built(struct builder *b, int version, const char *what)
 {
-	uint8_t *out = NULL;
-	int st;
-
-	st = run_decode(version, b->blk, b->blen, b->olen, &out, NULL);
-	if (st != DECODE_OK)
-		failf("%s: status %s", what, status_name(st));
-	else if (first_diff(out, b->out, b->olen) != b->olen)
-		failf("%s: wrong output at byte %zu", what, first_diff(out, b->out, b->olen));
-	free(out);
+	expect_exact(run_version[version], b->out, b->olen, b->blk, b->blen, what, NULL);
 	if (version == 0 && !liblzo2_agrees(b->blk, b->blen, b->out, b->olen))
 		failf("%s: lzo1x_decompress_safe disagrees", what);
-	if (b->olen > 0) {
-		st = run_decode(version, b->blk, b->blen, b->olen - 1, NULL, NULL);
-		if (st != DECODE_OUTPUT_OVERRUN)
-			failf("%s: dst_len-1 gave %s", what, status_name(st));
-	}
-	st = run_decode(version, b->blk, b->blen, b->olen + 1, NULL, NULL);
-	if (st != DECODE_SHORT_OUTPUT)
-		failf("%s: dst_len+1 gave %s", what, status_name(st));
+	expect_wrong_sizes(run_version[version], b->out, b->olen, b->blk, b->blen, what, SIZES_STATUS);
 }
 
 /* Builds: `pre` literals, then `reps` times (what makes the instruction
@@ -586,102 +564,76 @@ static void test_zero_runs(void)
 /* ---- negative tests ------------------------------------------------------ */
 
 /* Every proper prefix of a valid stream is TRUNCATED. */
+static void check_prefixes(unsigned k, const uint8_t *data, size_t n, const uint8_t *blk, size_t clen)
+{
+	(void)data;
+	expect_prefixes(run_version[codec_version[k]], n, blk, clen, 1u << DECODE_TRUNCATED);
+}
+
 static void test_truncation(void)
 {
-	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
-		{ "semi-40", 40, gen_semi },
-		{ "semi-200", 200, gen_semi },
-		{ "text-300", 300, gen_text },
-		{ "abc-100", 100, gen_abc },
-		{ "random-50", 50, gen_random },
-		{ "zero-spots-500", 500, gen_zero_spots },
-		{ "semi-3000", 3000, gen_semi },
+	static const struct gen_input zeros[] = {
 		{ "zeros-0", 0, gen_zeros },
 		{ "zeros-3000", 3000, gen_zeros },
 	};
-	uint8_t data[3000];
-	char name[128];
 
-	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-		inputs[k].gen(data, inputs[k].n);
-		for (int c = 0; c < N_CODECS; c++) {
-			size_t clen;
-			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
-
-			snprintf(name, sizeof name, "truncated-%s/%s", inputs[k].name, codec_name[c]);
-			begin_case();
-			for (size_t cut = 0; cut < clen; cut++) {
-				int st = run_decode(codec_version[c], blk, cut, inputs[k].n, NULL, NULL);
-
-				if (st != DECODE_TRUNCATED) {
-					failf("prefix of %zu/%zu bytes gave %s", cut, clen, status_name(st));
-					break;
-				}
-			}
-			end_case(name);
-			free(blk);
-		}
-	}
+	each_stream(&makers, "truncated", small_inputs, n_small_inputs, check_prefixes);
+	each_stream(&makers, "truncated", zeros, sizeof zeros / sizeof zeros[0], check_prefixes);
 }
 
 /* Bit flips, byte changes and random garbage: any status (the same as the
  * reference decoder's, checked in run_decode), never an access outside
  * the buffers; when liblzo2 decodes a version-0 stream to exactly dst_len
  * bytes with the canonical end, ours must too, with the same bytes. */
+static void check_flips(unsigned k, const uint8_t *data, size_t n, const uint8_t *blk, size_t clen)
+{
+	static uint8_t lib[70000 + 1];
+	const size_t flips = n > 10000 ? 300 : 3000;
+	const int v = codec_version[k];
+
+	(void)data;
+	for (size_t f = 0; f < flips && !case_failed; f++) {
+		uint8_t *bad = xmalloc(clen);
+		size_t at = rng_below(clen), dst_len = n;
+		uint8_t *out = NULL;
+		struct lzo_ref_stats stats;
+		int st;
+
+		memcpy(bad, blk, clen);
+		if (f & 1)
+			bad[at] ^= (uint8_t)(1u << rng_below(8));
+		else
+			bad[at] = (uint8_t)rng();
+		if (f % 7 == 0)
+			dst_len = rng_below(n + 2);
+		st = run_decode(v, bad, clen, dst_len, &out, &stats);
+		if (v == 0) {
+			lzo_uint got = dst_len;
+			int r = lzo1x_decompress_safe(bad, clen, lib, &got, NULL);
+
+			if (r == LZO_E_OK && got == dst_len && !stats.odd_end &&
+			    (st != DECODE_OK || first_diff(out, lib, dst_len) != dst_len))
+				failf("flip at %zu: liblzo2 decodes %zu bytes, ours %s", at, dst_len,
+				      status_name(st));
+			if (st == DECODE_OK && !(r == LZO_E_OK && got == dst_len))
+				failf("flip at %zu: ours decodes, liblzo2 says %d (%lu bytes)", at, r,
+				      (unsigned long)got);
+		}
+		free(out);
+		free(bad);
+	}
+}
+
 static void test_garbage(void)
 {
-	struct { const char *name; size_t n; void (*gen)(uint8_t *, size_t); } inputs[] = {
+	static const struct gen_input inputs[] = {
 		{ "semi-300", 300, gen_semi },
 		{ "text-2000", 2000, gen_text },
 		{ "zero-spots-1000", 1000, gen_zero_spots },
 		{ "mixed-70000", 70000, gen_mixed_far },
 	};
-	uint8_t *data = xmalloc(70000), *lib = xmalloc(70000 + 1);
-	char name[128];
 
-	for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-		inputs[k].gen(data, inputs[k].n);
-		for (int c = 0; c < N_CODECS; c++) {
-			size_t clen, flips = inputs[k].n > 10000 ? 300 : 3000;
-			uint8_t *blk = compress((enum codec)c, data, inputs[k].n, &clen);
-			const int v = codec_version[c];
-
-			snprintf(name, sizeof name, "garbage-%s/%s", inputs[k].name, codec_name[c]);
-			begin_case();
-			for (size_t f = 0; f < flips && !case_failed; f++) {
-				uint8_t *bad = xmalloc(clen);
-				size_t at = rng_below(clen), dst_len = inputs[k].n;
-				uint8_t *out = NULL;
-				struct lzo_ref_stats stats;
-				int st;
-
-				memcpy(bad, blk, clen);
-				if (f & 1)
-					bad[at] ^= (uint8_t)(1u << rng_below(8));
-				else
-					bad[at] = (uint8_t)rng();
-				if (f % 7 == 0)
-					dst_len = rng_below(inputs[k].n + 2);
-				st = run_decode(v, bad, clen, dst_len, &out, &stats);
-				if (v == 0) {
-					lzo_uint got = dst_len;
-					int r = lzo1x_decompress_safe(bad, clen, lib, &got, NULL);
-
-					if (r == LZO_E_OK && got == dst_len && !stats.odd_end &&
-					    (st != DECODE_OK || first_diff(out, lib, dst_len) != dst_len))
-						failf("flip at %zu: liblzo2 decodes %zu bytes, ours %s", at, dst_len,
-						      status_name(st));
-					if (st == DECODE_OK && !(r == LZO_E_OK && got == dst_len))
-						failf("flip at %zu: ours decodes, liblzo2 says %d (%lu bytes)", at, r,
-						      (unsigned long)got);
-				}
-				free(out);
-				free(bad);
-			}
-			end_case(name);
-			free(blk);
-		}
-	}
+	each_stream(&makers, "garbage", inputs, sizeof inputs / sizeof inputs[0], check_flips);
 	begin_case();
 	for (size_t f = 0; f < 20000 && !case_failed; f++) {
 		size_t n = rng_below(64), dst_len = rng_below(300);
@@ -696,25 +648,13 @@ static void test_garbage(void)
 		run_decode(1, junk, n, dst_len, NULL, NULL);
 	}
 	end_case("garbage-random-streams");
-	free(data);
-	free(lib);
 }
 
 /* Hand-made streams with a known answer. */
 static void expect(const char *name, int version, const uint8_t *blk, size_t len, size_t dst_len, int want,
 		   const void *want_out)
 {
-	uint8_t *out = NULL;
-	int st;
-
-	begin_case();
-	st = run_decode(version, blk, len, dst_len, &out, NULL);
-	if (st != want)
-		failf("status %s, want %s", status_name(st), status_name(want));
-	else if (want == DECODE_OK && want_out && first_diff(out, want_out, dst_len) != dst_len)
-		failf("wrong output at byte %zu", first_diff(out, want_out, dst_len));
-	free(out);
-	end_case(name);
+	expect_case(run_version[version], name, blk, len, dst_len, want, want_out);
 }
 
 static void test_handmade(void)

@@ -36,59 +36,21 @@
 #include <string.h>
 
 #include "decode.h"
+#include "our_decoders.h"
 #include "reference.h"
 #include "testgen.h"
 #include "testlib.h"
 
-/* ---- our decoders, from decode/codecs.def ------------------------------- */
-
-static const struct ours {
-	const char *ident;
-	decode_fn fn;
-	size_t workspace;
-} ours_table[] = {
-#define CODEC(ident, name, id, workspace) { #ident, ident##_decode, workspace },
-#include "codecs.def"
-#undef CODEC
-};
-
-static const struct ours *find_ours(const char *ident)
-{
-	for (size_t k = 0; k < sizeof ours_table / sizeof ours_table[0]; k++)
-		if (!strcmp(ours_table[k].ident, ident))
-			return &ours_table[k];
-	return NULL;
-}
-
 /* The reference under test and our decoder of its codec. */
 static const struct reference *ref;
-static const struct ours *dec;
+static const struct our_decoder *dec;
 
-/* Runs our decoder on exact copies of src and a fresh exact dst of dst_len
- * bytes (and an exact workspace); the output, if wanted, to *out
- * (malloc'ed).  Guard bytes and the status are checked. */
+/* Our decoder through decode_exact, with an exact workspace of its own. */
 static int run_ours(const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	struct buf s = buf_from(src, src_len);
-	struct buf d = buf_new(dst_len);
 	struct buf w = buf_new(dec->workspace);
-	int st;
+	int st = decode_exact(dec->fn, src, src_len, dst_len, &w, out);
 
-	memset(d.p, 0x5C, dst_len);
-	st = dec->fn(s.p, src_len, d.p, dst_len, w.p);
-	if (!buf_guards_ok(&d))
-		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
-	if (!buf_guards_ok(&w))
-		failf("wrote outside its workspace (status %s)", status_name(st));
-	if (!valid_status(st))
-		failf("returned %d, not a decode_status", st);
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
-	buf_free(&s);
-	buf_free(&d);
 	buf_free(&w);
 	return st;
 }
@@ -103,33 +65,17 @@ static int loose_sizes(void)
  * inside the current case. */
 static void check_stream(const uint8_t *data, size_t n, const uint8_t *blk, size_t clen, const char *what)
 {
-	uint8_t *out = NULL, *mine = xmalloc(n);
+	uint8_t *mine = xmalloc(n);
 	const char *why;
 	size_t at;
-	int st;
 
-	st = run_ours(blk, clen, n, &out);
-	if (st != DECODE_OK)
-		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
-	else if ((at = first_diff(out, data, n)) != n)
-		failf("%s: n=%zu: output differs from the input at byte %zu", what, n, at);
-	free(out);
-
+	expect_exact(run_ours, data, n, blk, clen, what, NULL);
 	if ((why = ref->decode(blk, clen, mine, n)))
 		failf("%s: n=%zu: %s's decoder: %s", what, n, ref->name, why);
 	else if ((at = first_diff(mine, data, n)) != n)
 		failf("%s: n=%zu: %s's decoder differs at byte %zu", what, n, ref->name, at);
 	free(mine);
-
-	if (n > 0) {
-		st = run_ours(blk, clen, n - 1, NULL);
-		if (st == DECODE_OK || (!loose_sizes() && st != DECODE_OUTPUT_OVERRUN))
-			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN", what, n, status_name(st));
-	}
-	st = run_ours(blk, clen, n + 1, &out);
-	if (st == DECODE_OK || (!loose_sizes() && st != DECODE_SHORT_OUTPUT))
-		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
-	free(out);
+	expect_wrong_sizes(run_ours, data, n, blk, clen, what, loose_sizes() ? SIZES_NOT_OK : SIZES_STATUS);
 }
 
 /* The reference's compressor variant k on data[0..n), checked
@@ -398,7 +344,7 @@ int main(int argc, char **argv)
 		ref = &references[r];
 		if (only && strcmp(only, ref->name) && strcmp(only, ref->codec))
 			continue;
-		dec = find_ours(ref->codec);
+		dec = find_our_decoder(ref->codec);
 		begin_case();
 		if (!dec)
 			failf("decode/references.def names codec %s, which decode/codecs.def does not have",

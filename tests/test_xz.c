@@ -33,6 +33,7 @@
 #include <lzma.h>
 
 #include "decode.h"
+#include "testgen.h"
 #include "testlib.h"
 
 /* ---- memory ------------------------------------------------------------- */
@@ -55,33 +56,16 @@ static const char *fmt_name(enum fmt f)
 	return f == FMT_XZ ? "xz" : "lzma";
 }
 
-/* Decodes src with exact copies of everything: input, output of dst_len
- * bytes, and a workspace of exactly the declared size, full of junk.
- * The output is copied to *out if out is not NULL. */
+/* Our decoder of format f through decode_exact, with an exact workspace
+ * full of junk. */
 static int run_decode(enum fmt f, const uint8_t *src, size_t src_len, size_t dst_len, uint8_t **out)
 {
-	const size_t ws_size = f == FMT_XZ ? DECODE_WORKSPACE_xz : DECODE_WORKSPACE_lzma;
-	struct buf s = buf_from(src, src_len), d = buf_new(dst_len);
-	void *ws = xmalloc(ws_size);
+	struct buf ws = buf_new(f == FMT_XZ ? DECODE_WORKSPACE_xz : DECODE_WORKSPACE_lzma);
 	int st;
 
-	memset(d.p, 0x5C, dst_len);
-	memset(ws, 0xA5, ws_size);
-	st = f == FMT_XZ ? xz_decode(s.p, src_len, d.p, dst_len, ws)
-			 : lzma_decode(s.p, src_len, d.p, dst_len, ws);
-	if (!buf_guards_ok(&d))
-		failf("%s: wrote outside dst (dst_len %zu, status %s)", fmt_name(f), dst_len,
-		      status_name(st));
-	if (!valid_status(st))
-		failf("%s: returned %d, not a decode_status", fmt_name(f), st);
-	if (out) {
-		*out = xmalloc(dst_len);
-		if (dst_len)
-			memcpy(*out, d.p, dst_len);
-	}
-	buf_free(&s);
-	buf_free(&d);
-	free(ws);
+	memset(ws.p, 0xA5, ws.n);
+	st = decode_exact(f == FMT_XZ ? xz_decode : lzma_decode, src, src_len, dst_len, &ws, out);
+	buf_free(&ws);
 	return st;
 }
 
@@ -157,6 +141,37 @@ static void lzma_opts(const struct enc *e, lzma_options_lzma *o)
 		o->nice_len = (uint32_t)e->nice_len;
 }
 
+/* Runs encoder s, set up with result init (what: its name), over
+ * in[0..n) into a new buffer of cap bytes: the stream, its size in
+ * *out_len; NULL (a failure recorded) if it fails. */
+static uint8_t *run_encoder(lzma_stream *s, lzma_ret init, const char *what, const uint8_t *in, size_t n,
+			    size_t cap, size_t *out_len)
+{
+	uint8_t *out = xmalloc(cap);
+	lzma_ret r = init;
+
+	if (r != LZMA_OK) {
+		failf("%s: %d", what, (int)r);
+		free(out);
+		return NULL;
+	}
+	s->next_in = in;
+	s->avail_in = n;
+	s->next_out = out;
+	s->avail_out = cap;
+	do
+		r = lzma_code(s, LZMA_FINISH);
+	while (r == LZMA_OK && s->avail_out);
+	*out_len = cap - s->avail_out;
+	lzma_end(s);
+	if (r != LZMA_STREAM_END) {
+		failf("%s: lzma_code %d", what, (int)r);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* An .xz stream; NULL (and a failure recorded) if liblzma refuses. */
 static uint8_t *enc_xz(const struct enc *e, const uint8_t *in, size_t n, size_t *out_len)
 {
@@ -164,7 +179,7 @@ static uint8_t *enc_xz(const struct enc *e, const uint8_t *in, size_t n, size_t 
 	lzma_options_bcj bcj = { e->bcj_start };
 	lzma_filter filters[3];
 	size_t k = 0, cap = lzma_stream_buffer_bound(n) + 4096, pos = 0;
-	uint8_t *out = xmalloc(cap);
+	uint8_t *out;
 	lzma_ret r;
 
 	lzma_opts(e, &o);
@@ -173,14 +188,7 @@ static uint8_t *enc_xz(const struct enc *e, const uint8_t *in, size_t n, size_t 
 	filters[k++] = (lzma_filter){ LZMA_FILTER_LZMA2, &o };
 	filters[k] = (lzma_filter){ LZMA_VLI_UNKNOWN, NULL };
 
-	if (!e->block_size) {
-		r = lzma_stream_buffer_encode(filters, e->check, NULL, in, n, out, &pos, cap);
-		if (r != LZMA_OK) {
-			failf("lzma_stream_buffer_encode: %d", (int)r);
-			free(out);
-			return NULL;
-		}
-	} else {
+	if (e->block_size) {
 		lzma_stream s = LZMA_STREAM_INIT;
 		lzma_mt mt;
 
@@ -189,26 +197,15 @@ static uint8_t *enc_xz(const struct enc *e, const uint8_t *in, size_t n, size_t 
 		mt.block_size = e->block_size;
 		mt.filters = filters;
 		mt.check = e->check;
-		r = lzma_stream_encoder_mt(&s, &mt);
-		if (r != LZMA_OK) {
-			failf("lzma_stream_encoder_mt: %d", (int)r);
-			free(out);
-			return NULL;
-		}
-		s.next_in = in;
-		s.avail_in = n;
-		s.next_out = out;
-		s.avail_out = cap;
-		do
-			r = lzma_code(&s, LZMA_FINISH);
-		while (r == LZMA_OK && s.avail_out);
-		pos = cap - s.avail_out;
-		lzma_end(&s);
-		if (r != LZMA_STREAM_END) {
-			failf("MT encoder: %d", (int)r);
-			free(out);
-			return NULL;
-		}
+		return run_encoder(&s, lzma_stream_encoder_mt(&s, &mt), "lzma_stream_encoder_mt", in, n, cap,
+				   out_len);
+	}
+	out = xmalloc(cap);
+	r = lzma_stream_buffer_encode(filters, e->check, NULL, in, n, out, &pos, cap);
+	if (r != LZMA_OK) {
+		failf("lzma_stream_buffer_encode: %d", (int)r);
+		free(out);
+		return NULL;
 	}
 	*out_len = pos;
 	return out;
@@ -219,30 +216,10 @@ static uint8_t *enc_lzma_alone(const struct enc *e, const uint8_t *in, size_t n,
 {
 	lzma_options_lzma o;
 	lzma_stream s = LZMA_STREAM_INIT;
-	size_t cap = n + n / 8 + 4096;
-	uint8_t *out = xmalloc(cap);
-	lzma_ret r;
 
 	lzma_opts(e, &o);
-	r = lzma_alone_encoder(&s, &o);
-	if (r != LZMA_OK) {
-		failf("lzma_alone_encoder: %d", (int)r);
-		free(out);
-		return NULL;
-	}
-	s.next_in = in;
-	s.avail_in = n;
-	s.next_out = out;
-	s.avail_out = cap;
-	r = lzma_code(&s, LZMA_FINISH);
-	*out_len = cap - s.avail_out;
-	lzma_end(&s);
-	if (r != LZMA_STREAM_END) {
-		failf("lzma_alone_encoder: lzma_code %d", (int)r);
-		free(out);
-		return NULL;
-	}
-	return out;
+	return run_encoder(&s, lzma_alone_encoder(&s, &o), "lzma_alone_encoder", in, n, n + n / 8 + 4096,
+			   out_len);
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -321,18 +298,13 @@ static int lib_decodes(enum fmt f, const uint8_t *src, size_t src_len, const uin
 
 /* ---- inputs ------------------------------------------------------------- */
 
-static void gen_random(uint8_t *p, size_t n)
+static void xz_random(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)rng();
 }
 
-static void gen_zero(uint8_t *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
-static void gen_text(uint8_t *p, size_t n)
+static void xz_text(uint8_t *p, size_t n)
 {
 	static const char *const words[] = {
 		"the ", "kernel ", "decompress ", "stub ", "range ", "coder ", "literal ",
@@ -349,37 +321,38 @@ static void gen_text(uint8_t *p, size_t n)
 	}
 }
 
-/* Text, zeros, random runs and x86-ish bytes, in pieces. */
-static void gen_mixed(uint8_t *p, size_t n)
+/* No-ops and calls. */
+static void gen_nops_calls(uint8_t *p, size_t n)
 {
-	size_t i = 0;
+	for (size_t k = 0; k < n; k++)
+		p[k] = (uint8_t)(rng_below(4) ? 0x90 + rng_below(8) : 0xE8);
+}
 
-	while (i < n) {
-		size_t len = 1 + rng_below(4096);
-
-		if (len > n - i)
-			len = n - i;
-		switch (rng_below(5)) {
-		case 0: gen_text(p + i, len); break;
-		case 1: gen_zero(p + i, len); break;
-		case 2: gen_random(p + i, len); break;
-		case 3:
-			/* repeat something earlier, at a random distance */
-			if (i > 0) {
-				size_t d = 1 + rng_below(i);
-
-				for (size_t k = 0; k < len; k++)
-					p[i + k] = p[i + k - d];
-				break;
-			}
-			/* fall through */
-		default:
-			for (size_t k = 0; k < len; k++)
-				p[i + k] = (uint8_t)(rng_below(4) ? 0x90 + rng_below(8) : 0xE8);
-			break;
-		}
-		i += len;
+/* Something earlier again, at a random distance (no-ops and calls at the
+ * start, where there is nothing before). */
+static void copy_repeat(uint8_t *p, size_t at, size_t len)
+{
+	if (at == 0) {
+		gen_nops_calls(p, len);
+		return;
 	}
+	size_t d = 1 + rng_below(at);
+
+	for (size_t k = 0; k < len; k++)
+		p[at + k] = p[at + k - d];
+}
+
+/* Text, zeros, random runs and x86-ish bytes, in stretches
+ * (tests/testgen.h). */
+static void xz_mixed(uint8_t *p, size_t n)
+{
+	static const struct stretch_kind kinds[] = {
+		{ xz_text, NULL }, { gen_zeros, NULL }, { xz_random, NULL }, { NULL, copy_repeat },
+		{ gen_nops_calls, NULL },
+	};
+	static const struct stretch_mix mix = { rng_below, 1, 4096, 5, kinds };
+
+	gen_stretches(p, n, &mix);
 }
 
 /* Bytes that exercise every branch of the BCJ filter: many E8/E9
@@ -445,8 +418,8 @@ static void test_presets(void)
 	static const struct {
 		const char *name;
 		gen_fn gen;
-	} gens[] = { { "text", gen_text }, { "mixed", gen_mixed }, { "random", gen_random },
-		     { "zero", gen_zero }, { "x86ish", gen_x86ish } };
+	} gens[] = { { "text", xz_text }, { "mixed", xz_mixed }, { "random", xz_random },
+		     { "zero", gen_zeros }, { "x86ish", gen_x86ish } };
 	static const size_t sizes[] = { 0, 1, 2, 5, 13, 100, 4096, 70001, 300000 };
 	static const uint32_t presets[] = { 0, 6, 9 | LZMA_PRESET_EXTREME };
 	char name[128];
@@ -480,7 +453,7 @@ static void test_dict_sizes(void)
 	uint8_t *data = xmalloc(n);
 	char name[128];
 
-	gen_mixed(data, n);
+	xz_mixed(data, n);
 	for (size_t i = 0; i < sizeof dicts / sizeof dicts[0]; i++) {
 		struct enc e = enc_default(6);
 
@@ -499,7 +472,7 @@ static void test_lclppb(void)
 	uint8_t *data = xmalloc(n);
 	char name[128];
 
-	gen_mixed(data, n);
+	xz_mixed(data, n);
 	for (int lc = 0; lc <= 4; lc++)
 		for (int lp = 0; lc + lp <= 4; lp++)
 			for (int pb = 0; pb <= 4; pb++) {
@@ -527,7 +500,7 @@ static void test_checks(void)
 	uint8_t *data = xmalloc(n);
 	char name[128];
 
-	gen_mixed(data, n);
+	xz_mixed(data, n);
 	for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
 		struct enc e = enc_default(6);
 
@@ -561,7 +534,7 @@ static void test_multiblock(void)
 	uint8_t *data = xmalloc(n);
 	char name[128];
 
-	gen_mixed(data, n);
+	xz_mixed(data, n);
 	for (size_t i = 0; i < sizeof block_sizes / sizeof block_sizes[0]; i++)
 		for (int bcj = 0; bcj <= 1; bcj++) {
 			struct enc e = enc_default(6);
@@ -603,7 +576,7 @@ static void test_bcj(void)
 			uint8_t *data = xmalloc(n);
 			struct enc e = enc_default(6);
 
-			(g ? gen_mixed : gen_x86ish)(data, n);
+			(g ? xz_mixed : gen_x86ish)(data, n);
 			e.bcj = 1;
 			e.bcj_start = starts[s];
 			snprintf(name, sizeof name, "xz bcj start 0x%x %s", starts[s], g ? "mixed" : "x86ish");
@@ -620,10 +593,10 @@ static void test_uncompressed_chunks(void)
 	uint8_t *data = xmalloc(n);
 	struct enc e = enc_default(6);
 
-	gen_random(data, n);
+	xz_random(data, n);
 	roundtrip_xz("xz random (uncompressed chunks)", &e, data, n);
 	for (size_t i = 0; i < n; i += 100000)
-		gen_text(data + i, 40000);
+		xz_text(data + i, 40000);
 	roundtrip_xz("xz random and text (both chunk kinds)", &e, data, n);
 	e.bcj = 1;
 	roundtrip_xz("xz random and text, bcj", &e, data, n);
@@ -857,7 +830,7 @@ static void test_handmade(void)
 		size_t len;
 		uint8_t *raw;
 
-		gen_text(data, n);
+		xz_text(data, n);
 		raw = raw_lzma2(data, n, &len);
 		if (raw[0] != 0xE0) {
 			begin_case();
@@ -934,7 +907,7 @@ static void test_handmade(void)
 		size_t len, rlen;
 		uint8_t *raw, *x;
 
-		gen_mixed(data, n);
+		xz_mixed(data, n);
 		raw = raw_lzma2(data, n, &rlen);
 		struct hblock b[2] = { { raw, rlen, data, n, 0, 1 }, { raw, rlen, data, n, 0, 0 } };
 		uint8_t *d2 = xmalloc(2 * n);
@@ -1022,7 +995,7 @@ static void test_damaged_checks(void)
 
 	/* random: stored in uncompressed chunks, so a flipped data byte still
 	 * decodes and only the check can tell */
-	gen_random(data, n);
+	xz_random(data, n);
 	for (size_t i = 0; i < 2; i++) {
 		struct enc e = enc_default(6);
 		size_t len;
@@ -1138,7 +1111,7 @@ static void run_stream_cases(const struct stream_case *cases, size_t count, size
 {
 	uint8_t *data = xmalloc(n);
 
-	gen_mixed(data, n);
+	xz_mixed(data, n);
 	for (size_t i = 0; i < count; i++) {
 		enum fmt f = cases[i].how == ENC_XZ ? FMT_XZ : FMT_LZMA;
 		size_t len;
@@ -1231,7 +1204,7 @@ static void test_garbage(void)
 		size_t len = rng_below(600), n = rng_below(2000);
 		uint8_t *y = xmalloc(len + 13);
 
-		gen_random(y, len + 13);
+		xz_random(y, len + 13);
 		if (rep & 1) {
 			/* a plausible .lzma header: small props, small dict */
 			y[0] = (uint8_t)rng_below(LZMA_LCLP_MAX * 9 + 1);
@@ -1269,7 +1242,7 @@ static void test_garbage(void)
 		size_t len;
 		uint8_t *x;
 
-		gen_text(data, n);
+		xz_text(data, n);
 		x = enc_lzma_alone(&e, data, n, &len);
 		if (x) {
 			x[0] = (0 * 5 + 0) * 9 + 5;     /* lc 5 */

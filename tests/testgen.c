@@ -71,37 +71,78 @@ void gen_edited_copies(uint8_t *p, size_t from, size_t to)
 						       : (uint8_t)rng_below(256);
 }
 
-void gen_mixed(uint8_t *p, size_t n)
+/* ---- stretches ---- */
+
+void gen_stretches(uint8_t *p, size_t n, const struct stretch_mix *m)
 {
 	size_t i = 0;
 
 	while (i < n) {
-		size_t len = 64 + rng_below(16384);
+		size_t len = m->min_len + m->below(m->spread);
+		const struct stretch_kind *k;
 
 		if (len > n - i)
 			len = n - i;
-		switch (rng_below(6)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		case 3:
-			gen_periodic(p + i, len, 1 + rng_below(20), 1);
-			break;
-		case 4:
-			gen_tables(p + i, len);
-			break;
-		default:
-			gen_edited_copies(p, i, i + len);
-			break;
-		}
+		k = &m->kinds[m->below(m->count)];
+		if (k->fill)
+			k->fill(p + i, len);
+		else
+			k->copy(p, i, len);
 		i += len;
 	}
+}
+
+/* gen_periodic with a random period of 1..20, noisy. */
+static void gen_noisy_periodic(uint8_t *p, size_t n)
+{
+	gen_periodic(p, n, 1 + rng_below(20), 1);
+}
+
+static void copy_edited(uint8_t *p, size_t at, size_t len)
+{
+	gen_edited_copies(p, at, at + len);
+}
+
+/* A copy from 16 KiB to 48 KiB back (LZO's M4 distances), once there is
+ * that much behind; edited near copies before. */
+static void copy_far(uint8_t *p, size_t at, size_t len)
+{
+	if (at <= 65536) {
+		copy_edited(p, at, len);
+		return;
+	}
+	size_t from = at - 16385 - rng_below(49151 - 16385);
+
+	for (size_t k = 0; k < len; k++)
+		p[at + k] = p[from + k];
+}
+
+/* Stretches of 64..16447 bytes: zeros, random data, text, `pattern`,
+ * tables and edited copies, with `far` copies from far back too. */
+static void gen_mixed_of(uint8_t *p, size_t n, void (*pattern)(uint8_t *, size_t), int far)
+{
+	const struct stretch_kind kinds[] = {
+		{ gen_zeros, NULL }, { gen_random, NULL }, { gen_text, NULL }, { pattern, NULL },
+		{ gen_tables, NULL }, { NULL, far ? copy_far : copy_edited }, { NULL, copy_edited },
+	};
+	const struct stretch_mix m = { rng_below, 64, 16384, far ? 7 : 6, kinds };
+
+	gen_stretches(p, n, &m);
+}
+
+void gen_mixed(uint8_t *p, size_t n)
+{
+	gen_mixed_of(p, n, gen_noisy_periodic, 0);
+}
+
+void gen_mixed_runs(uint8_t *p, size_t n)
+{
+	gen_mixed_of(p, n, gen_runs, 0);
+}
+
+void gen_mixed_far(uint8_t *p, size_t n)
+{
+	gen_mixed_of(p, n, gen_noisy_periodic, 1);
 }
 
 /* Skewed literals: a few very frequent bytes (1-3 bit codes) among rare
@@ -138,50 +179,6 @@ void gen_zero_spots(uint8_t *p, size_t n)
 		p[i] = rng_below(3) == 0 ? (uint8_t)rng() : (i % 23 < 9 ? 0 : (uint8_t)(i * 7));
 }
 
-/* testgen's gen_mixed with copies from up to 64 KiB back (M4 distances)
- * too: code-ish bytes, zeros, text, tables, random data. */
-void gen_mixed_far(uint8_t *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t len = 64 + rng_below(16384);
-
-		if (len > n - i)
-			len = n - i;
-		switch (rng_below(7)) {
-		case 0:
-			memset(p + i, 0, len);
-			break;
-		case 1:
-			gen_random(p + i, len);
-			break;
-		case 2:
-			gen_text(p + i, len);
-			break;
-		case 3:
-			gen_periodic(p + i, len, 1 + rng_below(20), 1);
-			break;
-		case 4:
-			gen_tables(p + i, len);
-			break;
-		case 5:         /* a copy from far back: M4 distances */
-			if (i > 65536) {
-				size_t from = i - 16385 - rng_below(49151 - 16385);
-
-				for (size_t k = 0; k < len; k++)
-					p[i + k] = p[from + k];
-				break;
-			}
-			/* fall through */
-		default:
-			gen_edited_copies(p, i, i + len);
-			break;
-		}
-		i += len;
-	}
-}
-
 /* Zero-heavy, like a kernel image's padding and tables: random stretches
  * with zero runs of 4..6000 bytes between them. */
 void gen_zero_heavy(uint8_t *p, size_t n)
@@ -197,3 +194,14 @@ void gen_zero_heavy(uint8_t *p, size_t n)
 			p[i++] = (uint8_t)(1 + rng_below(255));
 	}
 }
+
+const struct gen_input small_inputs[] = {
+	{ "semi-40", 40, gen_semi },
+	{ "semi-200", 200, gen_semi },
+	{ "text-300", 300, gen_text },
+	{ "abc-100", 100, gen_abc },
+	{ "random-50", 50, gen_random },
+	{ "zero-spots-500", 500, gen_zero_spots },
+	{ "semi-3000", 3000, gen_semi },
+};
+const size_t n_small_inputs = sizeof small_inputs / sizeof small_inputs[0];

@@ -179,6 +179,90 @@ size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 	return n;
 }
 
+/* ---- running a decoder ---- */
+
+int decode_exact(decode_fn fn, const uint8_t *src, size_t src_len, size_t dst_len, struct buf *ws,
+		 uint8_t **out)
+{
+	struct buf s = buf_from(src, src_len);
+	struct buf d = buf_new(dst_len);
+	int st;
+
+	memset(d.p, 0x5C, dst_len);
+	st = fn(s.p, src_len, d.p, dst_len, ws ? ws->p : NULL);
+	if (!buf_guards_ok(&d))
+		failf("wrote outside dst (dst_len %zu, status %s)", dst_len, status_name(st));
+	if (!buf_guards_ok(&s))
+		failf("wrote outside src (status %s)", status_name(st));
+	if (ws && !buf_guards_ok(ws))
+		failf("wrote outside its workspace (status %s)", status_name(st));
+	if (!valid_status(st))
+		failf("returned %d, not a decode_status", st);
+	if (out) {
+		*out = xmalloc(dst_len);
+		if (dst_len)
+			memcpy(*out, d.p, dst_len);
+	}
+	buf_free(&s);
+	buf_free(&d);
+	return st;
+}
+
+int expect_exact(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
+		 const char *what, uint8_t **out)
+{
+	uint8_t *got = NULL;
+	size_t at;
+	int st = run(s, clen, n, &got);
+
+	if (st != DECODE_OK)
+		failf("%s: n=%zu clen=%zu: status %s", what, n, clen, status_name(st));
+	else if ((at = first_diff(got, data, n)) != n)
+		failf("%s: n=%zu: output differs from the input at byte %zu", what, n, at);
+	if (out)
+		*out = got;
+	else
+		free(got);
+	return st;
+}
+
+void expect_wrong_sizes(run_fn run, const uint8_t *data, size_t n, const uint8_t *s, size_t clen,
+			const char *what, enum wrong_sizes how)
+{
+	const int loose = how == SIZES_NOT_OK;
+	uint8_t *out = NULL;
+	size_t at;
+	int st;
+
+	if (n > 0) {
+		st = run(s, clen, n - 1, NULL);
+		if (st == DECODE_OK || (!loose && st != DECODE_OUTPUT_OVERRUN))
+			failf("%s: n=%zu: dst_len n-1 gave %s, want OUTPUT_OVERRUN", what, n, status_name(st));
+	}
+	st = run(s, clen, n + 1, &out);
+	if (st == DECODE_OK || (!loose && st != DECODE_SHORT_OUTPUT))
+		failf("%s: n=%zu: dst_len n+1 gave %s, want SHORT_OUTPUT", what, n, status_name(st));
+	else if (how == SIZES_STATUS_BYTES && (at = first_diff(out, data, n)) != n)
+		failf("%s: n=%zu: dst_len n+1 output differs at byte %zu", what, n, at);
+	free(out);
+}
+
+void expect_case(run_fn run, const char *name, const uint8_t *s, size_t len, size_t dst_len, int want,
+		 const void *want_out)
+{
+	uint8_t *out = NULL;
+	int st;
+
+	begin_case();
+	st = run(s, len, dst_len, &out);
+	if (st != want)
+		failf("status %s, want %s", status_name(st), status_name(want));
+	else if (want == DECODE_OK && want_out && first_diff(out, want_out, dst_len) != dst_len)
+		failf("wrong output at byte %zu", first_diff(out, want_out, dst_len));
+	free(out);
+	end_case(name);
+}
+
 /* ---- round trips ---- */
 
 void roundtrip_each(const struct compressors *z, const char *name, const uint8_t *data, size_t n)
@@ -210,6 +294,111 @@ void roundtrip_each_length(const struct compressors *z, const char *name, size_t
 		end_case(full);
 	}
 	free(data);
+}
+
+/* ---- sweeps over streams ---- */
+
+void each_stream(const struct stream_makers *z, const char *prefix, const struct gen_input *in,
+		 size_t count, void (*check)(unsigned k, const uint8_t *data, size_t n, const uint8_t *s,
+					     size_t clen))
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < count; i++)
+		most = in[i].n > most ? in[i].n : most;
+	uint8_t *data = xmalloc(most);
+
+	for (size_t i = 0; i < count; i++) {
+		in[i].gen(data, in[i].n);
+		for (unsigned k = 0; k < z->count; k++) {
+			size_t clen;
+			uint8_t *s = z->make(k, data, in[i].n, &clen);
+
+			begin_case();
+			check(k, data, in[i].n, s, clen);
+			end_casef("%s-%s/%s", prefix, in[i].name, z->names[k]);
+			free(s);
+		}
+	}
+	free(data);
+}
+
+void expect_prefixes(run_fn run, size_t n, const uint8_t *s, size_t clen, unsigned accept)
+{
+	for (size_t cut = 0; cut < clen; cut++) {
+		int st = run(s, cut, n, NULL);
+
+		if (!valid_status(st) || !(accept & 1u << st)) {
+			failf("prefix of %zu/%zu bytes gave %s", cut, clen, status_name(st));
+			return;
+		}
+	}
+}
+
+/* ---- garbage ---- */
+
+unsigned garbage_rounds(const struct garbage *g, const char *name)
+{
+	uint8_t *data = xmalloc(g->large > g->small ? g->large + 1 : g->small + 1);
+	unsigned ok = 0;
+
+	begin_case();
+	for (unsigned r = 0; r < g->rounds && !case_failed; r++) {
+		size_t n = 1 + rng_below(r % g->large_every == 0 ? g->large : g->small);
+		size_t clen, dst_len;
+		uint8_t *s, *out = NULL;
+		damage_fn damage;
+		int st;
+
+		g->gens[r % g->n_gens](data, n);
+		s = g->make(r, data, n, &clen);
+		if ((damage = g->damages[rng_below(g->n_damages)]))
+			damage(s, &clen, n);
+		dst_len = garbage_dst_len(n);
+		st = g->run(s, clen, dst_len, &out);
+		ok += st == DECODE_OK;
+		g->judge(r, s, clen, dst_len, st, out);
+		free(out);
+		free(s);
+	}
+	end_case(name);
+	free(data);
+	return ok;
+}
+
+size_t garbage_dst_len(size_t n)
+{
+	switch (rng_below(4)) {
+	case 0: return rng_below(n * 2 + 8);
+	case 1: return n + rng_below(8);
+	case 2: return n > 8 ? n - rng_below(8) : n;
+	default: return n;
+	}
+}
+
+void flip_random_bit(uint8_t *s, size_t len)
+{
+	s[rng_below(len)] ^= (uint8_t)(1u << rng_below(8));
+}
+
+void damage_byte(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	s[rng_below(*clen)] = (uint8_t)rng();
+}
+
+void damage_flips(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	for (int k = 1 + (int)rng_below(8); k > 0; k--)
+		flip_random_bit(s, *clen);
+}
+
+void damage_flip_cut(uint8_t *s, size_t *clen, size_t n)
+{
+	(void)n;
+	flip_random_bit(s, *clen);
+	*clen = rng_below(*clen + 1);
 }
 
 /* ---- files ---- */
