@@ -317,7 +317,7 @@ static int compress(const char *input, const struct codec *codec, int level, con
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		note("bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size, codec->name);
-	if (codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
+	if (codec_compress_cached(cache_dir, codec, level, &k->blob, payload, NULL, err) < 0)
 		return -1;
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		note("bzpack: %s: %zu -> %zu bytes in %.1f s\n", input, k->blob.size, payload->size,
