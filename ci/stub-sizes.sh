@@ -16,7 +16,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-build}
-BEGIN='<!-- stub-table:begin -->' END='<!-- stub-table:end -->'
 
 # shellcheck source=/dev/null
 . "$B/gen/bzpack_format.sh" || { echo "stub-sizes: $B/gen/bzpack_format.sh missing: run make" >&2; exit 1; }
@@ -106,20 +105,10 @@ case ${1:-table} in
 table) table ;;
 readme | check)
 	t=$(table) || exit 1
-	grep -qx -- "$BEGIN" README.md && grep -qx -- "$END" README.md ||
-		{ echo "stub-sizes: README.md has no $BEGIN ... $END markers" >&2; exit 1; }
-	new=$(awk -v b="$BEGIN" -v e="$END" -v t="$t" '
-		$0 == b { print; print t; skip = 1; next }
-		$0 == e { skip = 0 }
-		!skip { print }' README.md)
-	if [ "$1" = check ]; then
-		if [ "$new" = "$(cat README.md)" ]; then exit 0; fi
-		echo "README.md's stub table is not this build's (run: bash ci/stub-sizes.sh readme):"
-		diff <(cat README.md) <(echo "$new") | grep '^[<>] |' | head -n 6
-		exit 1
-	fi
-	printf '%s\n' "$new" > README.md.tmp && mv README.md.tmp README.md
-	echo "stub-sizes: README.md table rewritten"
+	check=()
+	[ "$1" = check ] && check=(--check)
+	printf '%s\n' "$t" | bash ci/readme-table.sh "${check[@]}" stub-table - ||
+		{ [ "$1" = check ] && echo "(run: bash ci/stub-sizes.sh readme)"; exit 1; }
 	;;
 *) echo "usage: stub-sizes.sh table|readme|check" >&2; exit 2 ;;
 esac

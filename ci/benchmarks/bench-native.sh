@@ -80,8 +80,8 @@ if [ $rows = 1 ]; then
 	# The README's table only from a run of every row on the standard
 	# inputs: a narrowed run would leave it half true.
 	if [ -z "$only" ] && [ $# -eq 0 ]; then
-		python3 ci/benchmarks/nativejson.py rows-readme "$B/bench/native.json" README.md &&
-			echo "bench-native: README.md native table rewritten" >&2
+		python3 ci/benchmarks/nativejson.py rows-table "$B/bench/native.json" |
+			bash ci/readme-table.sh native-table - >&2
 	fi
 fi
 if [ $seed = 1 ]; then

@@ -41,8 +41,7 @@ chart() {
 # README's table, and docs/seed.svg only when the chart is of the same
 # numbers: both come from $native.
 publish() {
-	$JSON seed-readme "$native" README.md
-	echo "bench-seed: wrote README.md's seed table from $native" >&2
+	$JSON seed-table "$native" | bash ci/readme-table.sh seed-table - >&2 || return 1
 	if chart; then
 		cp "$BB/seed.svg" docs/seed.svg
 		echo "bench-seed: wrote docs/seed.svg" >&2

@@ -4,11 +4,10 @@
   merge NATIVE SECTION PART    set NATIVE's SECTION ("rows" or "seed") to
                                the JSON in PART, keeping the other section
   seed-dat NATIVE              gnuplot's data for ci/benchmarks/seed.gnuplot
-  seed-readme NATIVE README    rewrite README's seed table and verdict
-                               (between the seed-table markers)
-  rows-readme NATIVE README    rewrite README's table of our decoders
-                               against their reference libraries (between
-                               the native-table markers)
+  seed-table NATIVE            README's seed table and verdict, on stdout
+  rows-table NATIVE            README's table of our decoders against their
+                               reference libraries, on stdout
+                               (ci/readme-table.sh puts both in README.md)
 
 NATIVE is an object:
   {"rows": [ROW...],           bench_native's rows (tools/bench/bench_native.c)
@@ -29,8 +28,6 @@ import json
 import os
 import sys
 
-BEGIN = "<!-- seed-table:begin -->"
-END = "<!-- seed-table:end -->"
 SECTIONS = ("rows", "seed")
 # "Few zeros make no difference": within this much of 1.0x at 0 % zeros.
 SAME_WITHIN = 0.05
@@ -214,15 +211,6 @@ def rows_table(path):
     return "\n".join(out)
 
 
-def replace_between(readme, begin, end, text):
-    with open(readme) as f:
-        lines = f.read().split("\n")
-    if begin not in lines or end not in lines:
-        raise Bad("%s has no %s ... %s lines" % (readme, begin, end))
-    b, e = lines.index(begin), lines.index(end)
-    write_atomic(readme, "\n".join(lines[:b + 1] + [text] + lines[e:]))
-
-
 def seed_table(path):
     seed, points = seed_points(path)
     lines = ["| zeros | lzo size | lzo-rle size | lzo, ours | lzo, liblzo2 | lzo-rle, ours | lzo-rle / lzo (ours) |",
@@ -244,31 +232,19 @@ def seed_table(path):
     return "\n".join(lines) + "\n"
 
 
-def seed_readme(path, readme):
-    table = seed_table(path)
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise Bad("%s: needs exactly one %s ... %s" % (readme, BEGIN, END))
-    head, rest = text.split(BEGIN)
-    _, tail = rest.split(END)
-    write_atomic(readme, head + BEGIN + "\n" + table + END + tail)
-
-
 def main(argv):
     try:
         if len(argv) == 4 and argv[0] == "merge":
             merge(argv[1], argv[2], argv[3])
         elif len(argv) == 2 and argv[0] == "seed-dat":
             seed_dat(argv[1])
-        elif len(argv) == 3 and argv[0] == "seed-readme":
-            seed_readme(argv[1], argv[2])
-        elif len(argv) == 3 and argv[0] == "rows-readme":
-            replace_between(argv[2], "<!-- native-table:begin -->", "<!-- native-table:end -->",
-                            rows_table(argv[1]))
+        elif len(argv) == 2 and argv[0] == "seed-table":
+            sys.stdout.write(seed_table(argv[1]))
+        elif len(argv) == 2 and argv[0] == "rows-table":
+            print(rows_table(argv[1]))
         else:
             print("usage: nativejson.py merge NATIVE rows|seed PART | seed-dat NATIVE | "
-                  "seed-readme NATIVE README | rows-readme NATIVE README", file=sys.stderr)
+                  "seed-table NATIVE | rows-table NATIVE", file=sys.stderr)
             return 2
     except Bad as e:
         print("nativejson: %s" % e, file=sys.stderr)

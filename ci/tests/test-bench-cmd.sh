@@ -106,6 +106,25 @@ elif tc_lines "bench without QEMU" "$tc_dir/noqemu.out" "not on PATH: the QEMU c
 	pass "bench without QEMU: says so in one line, prints the host-side columns, exit 0"
 fi
 
+# --- a report line without total= (a stand-in QEMU): the cell is not
+# measured, and --check names it; a field is read by its key, never by
+# its place.
+tc_fakerep=$tc_dir/fake-report
+mkdir -p "$tc_fakerep"
+printf '#!/bin/sh\necho "bzpack: codec=none in=10 out=20 cycles=30 move=0 verify=0 decompress=30 bits=64"\nexec sleep 60\n' > "$tc_fakerep/qemu-system-x86_64"
+chmod +x "$tc_fakerep/qemu-system-x86_64"
+cp "$tc_fakerep/qemu-system-x86_64" "$tc_fakerep/qemu-system-i386"
+printf '{"bzpack_bench_baseline": 2, "cells": {"testkern64.elf/none/64": {"kernel": "testkern64.elf", "cycles": 30, "total": 40, "image_bytes": 99999999}}}\n' > "$tc_dir/fake-report.json"
+PATH=$tc_fakerep:$PATH "$BZPACK" bench -c none --runs 0 --qemu-timeout 20 --check "$tc_dir/fake-report.json" "$tc_k64" > "$tc_dir/fake-report.out" 2>&1
+tc_status=$?
+if [ "$tc_status" -ne 1 ]; then
+	fail "bench --check: a report line without total=" "exit $tc_status, expected 1"
+elif tc_lines "bench --check: a report line without total=" "$tc_dir/fake-report.out" \
+	"^bzpack: .*fake-report.json: testkern64\.elf/none/64: not measured: report line has no number total=" \
+	"checked 0 of 1 baseline cells .*FAILED"; then
+	pass "bench --check: a report line without total= is a cell not measured, named"
+fi
+
 if ! command -v qemu-system-x86_64 >/dev/null || ! command -v qemu-system-i386 >/dev/null; then
 	skip "bench with QEMU (table, JSON, SVG, gate, Linux's decompressor)" "qemu-system-x86_64 or qemu-system-i386 not installed"
 else
@@ -274,6 +293,17 @@ json.dump(d, open(sys.argv[2], "w"))' "$tc_dir/ovmf-base.json" "$tc_dir/ovmf-bet
 			elif [ "$tc_status" -ne 1 ]; then
 				fail "bench --ovmf --check" "exit $tc_status, expected 1: $(grep '^bzpack' "$tc_dir/ovmf-check.out" | head -n 3 | tr '\n' '|')"
 			fi
+			# No --ovmf (no firmware here): the OVMF cell is named and
+			# counted as not booted, the others checked.
+			tc_run "bench --check without --ovmf" "$tc_dir/no-ovmf.out" bench -c lz4 --runs 0 \
+				--check "$tc_dir/ovmf-base.json" "$tc_k32" "$tc_k64"
+			if [ "$tc_status" -eq 0 ] && tc_lines "bench --check without --ovmf" "$tc_dir/no-ovmf.out" \
+				"^skip +testkern64\.elf/lz4/64/ovmf: not booted: no --ovmf" "^skip: bench-check: 1 OVMF cells: no --ovmf" \
+				"checked 2 of 3 baseline cells .*: ok \(0 failed, 0 not comparable, 1 OVMF cells not booted\)"; then
+				pass "bench --check without --ovmf: the OVMF cell is a named, counted skip"
+			elif [ "$tc_status" -ne 0 ]; then
+				fail "bench --check without --ovmf" "exit $tc_status, expected 0: $(grep '^bzpack' "$tc_dir/no-ovmf.out" | head -n 3 | tr '\n' '|')"
+			fi
 		else
 			fail "bench --ovmf --check" "no baseline from --save"
 		fi
@@ -328,7 +358,8 @@ exec sleep 60
 SH
 		chmod +x "$tc_fake/qemu-system-x86_64"
 		cp "$tc_fake/qemu-system-x86_64" "$tc_fake/qemu-system-i386"
-		printf '{"bzpack_bench_baseline": 1, "cells": {"vmlinuz/none/64": {"cycles": 30, "image_bytes": 99999999}, "vmlinuz/xz/64/linux": {"cycles": 5, "image_bytes": 99999999}}}\n' > "$tc_dir/fake-base.json"
+		# The none cell's baseline is for another Linux build: not comparable.
+		printf '{"bzpack_bench_baseline": 2, "cells": {"vmlinuz/none/64": {"kernel": "Linux 0.0.1 (another build)", "cycles": 30, "total": 40, "image_bytes": 99999999}, "vmlinuz/xz/64/linux": {"kernel": "Linux 0.0.1 (another build)", "cycles": 5, "total": 5, "image_bytes": 99999999}}}\n' > "$tc_dir/fake-base.json"
 		PATH=$tc_fake:$PATH "$BZPACK" bench -c none --runs 0 --qemu-timeout 20 --json "$tc_dir/fake.json" \
 			--check "$tc_dir/fake-base.json" "$tc_deb" > "$tc_dir/fake.out" 2>&1
 		tc_status=$?
@@ -344,8 +375,10 @@ PY
 		); then
 			tc_lines "bench: Linux's decompressor not counted" "$tc_dir/fake.out" \
 				"^bzpack: vmlinuz: Linux's own xz decompressor: instruction count: " \
-				"^bzpack: .*fake-base.json: vmlinuz/xz/64/linux: not measured: " "checked 1 of 2 baseline cells" &&
-				pass "bench: Linux's decompressor not counted (a stand-in QEMU without gdbstub): $tc_msg; --check names the cell"
+				"^bzpack: .*fake-base.json: vmlinuz/xz/64/linux: not measured: " \
+				"^skip +vmlinuz/none/64: not comparable: the baseline is for Linux 0\.0\.1 \(another build\), this is Linux " \
+				"checked 0 of 2 baseline cells .*FAILED \(1 failed, 1 not comparable" &&
+				pass "bench: Linux's decompressor not counted (a stand-in QEMU without gdbstub): $tc_msg; --check names the cell, and another Linux build as not comparable"
 		else
 			fail "bench: Linux's decompressor not counted" "$tc_msg"
 		fi

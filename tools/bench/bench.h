@@ -8,12 +8,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_out.h"        /* bench_json_string(), bench_output_*() */
 #include "bench_qemu.h"
 #include "decode_speed.h"     /* time_to_kernel_ms_after() */
 #include "util.h"
 
 #define BENCH_NAME_MAX 128
 #define BENCH_KEY_MAX (BENCH_NAME_MAX + 48)
+/* A kernel's identity in a baseline: "Linux " and a bzImage's version
+ * string (setup_header.kernel_version), else the input file's base name. */
+#define BENCH_ID_MAX (BENCH_NAME_MAX + 256)
+#define BENCH_LINUX_ID "Linux "
 
 /* The icount-based time-to-kernel column turns the stub's instruction
  * count into time at one instruction per nanosecond (1 GHz at one
@@ -45,6 +50,7 @@ struct bench_count {
 /* One kernel packed with one codec, booted by one loader. */
 struct bench_cell {
 	char kernel[BENCH_NAME_MAX]; /* the input file's base name */
+	char kernel_id[BENCH_ID_MAX];
 	const char *codec;
 	int bits;
 	const char *loader;        /* BENCH_LOADER_* */
@@ -54,6 +60,7 @@ struct bench_cell {
 	double ttk_ms;             /* storage + decode at host_mbps */
 	int booted;                /* icount boot gave a report line */
 	uint64_t cycles;           /* its cycles=, in instructions (>> icount_shift) */
+	uint64_t total;            /* its total=, the same way */
 	char report[QEMU_LINE_MAX];
 	char error[ERR_MAX];       /* why not booted, when QEMU was there */
 	struct bench_count to_kernel; /* code32_start to the kernel's entry, for a
@@ -64,6 +71,7 @@ struct bench_cell {
 /* Linux's own decompressor, for a Linux bzImage given as input. */
 struct bench_linux {
 	char kernel[BENCH_NAME_MAX];
+	char kernel_id[BENCH_ID_MAX];
 	const char *codec;         /* its payload's, e.g. "xz" */
 	int bits;
 	uint64_t image_bytes, out_bytes;
@@ -74,6 +82,7 @@ struct bench_linux {
 struct bench_result {
 	double storage_mbps;
 	int qemu;                  /* QEMU was on PATH: the QEMU columns were measured */
+	int ovmf;                  /* --ovmf was given: the 64-bit images booted under OVMF too */
 	struct bench_cell *cells;
 	size_t ncells;
 	struct bench_linux *linux_runs;
@@ -100,25 +109,21 @@ void bench_linux_key(const struct bench_linux *l, char *key, size_t size);
 /* bench_table.c: the table, on stdout. */
 void bench_print_table(const struct bench_result *r);
 
-/* bench_json.c: a JSON string, escaped, quotes included. */
-void bench_json_string(FILE *out, const char *s);
-
-/* Build a file in memory (open_memstream) and write it atomically:
- * open returns the stream (NULL with err set), close writes path. */
-FILE *bench_output_open(char **buf, size_t *len, struct error *err);
-int bench_output_close(FILE *f, char **buf, size_t *len, const char *path, struct error *err);
-
 /* bench_json.c: the result document, written atomically. */
 int bench_write_json(const char *path, const struct bench_result *r, struct error *err);
 
 /* bench_svg.c: a bar chart of time to kernel per cell, written atomically. */
 int bench_write_svg(const char *path, const struct bench_result *r, struct error *err);
 
-/* bench_gate.c: --save writes every measured cell's cycles and image
- * bytes; --check compares.  bench_check returns 0 when every cell is
- * within tolerance, 1 (after naming each culprit on stderr) otherwise. */
+/* bench_gate.c: --save writes every measured cell's kernel, cycles, total
+ * and image bytes; --check compares.  bench_check returns 0 when every
+ * cell is within tolerance, 1 (after naming each culprit on stderr)
+ * otherwise, -1 with err set for a baseline it cannot read.
+ * bench_check_saved does the same with the cells of a file --save wrote
+ * (no boots: the gate on recorded results). */
 int bench_save(const char *path, const struct bench_result *r, struct error *err);
 int bench_check(const char *path, const struct bench_result *r, double tolerance_pct,
 		struct error *err);
+int bench_check_saved(const char *path, const char *saved, double tolerance_pct, struct error *err);
 
 #endif

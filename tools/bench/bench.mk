@@ -7,10 +7,11 @@
 #   $(B)/tools/bench_native     the benchmark
 #   $(B)/tools/bench_seed       the seed's experiment (`make bench-seed`,
 #                               which bench-native runs too)
-#   $(B)/tools/bench/           their decoder objects and compressor digests
+#   $(B)/tools/bench/           their decoder objects
 #   $(B)/bench/native.json      their results (ci/benchmarks/bench-native.sh,
 #                               ci/benchmarks/bench-seed.sh, ci/benchmarks/nativejson.py)
-#   $(B)/bench/native-cache/    compressed inputs, reused between runs
+#   $(B)/bench/native-cache/    compressed inputs, reused between runs (the
+#                               payload cache, tools/packer/payload_cache.h)
 #
 # `make bench-native EXTRA_STUB_CFLAGS=-fno-builtin` measures what losing
 # the inlined memcpy costs, like the stub itself would.
@@ -36,6 +37,9 @@ BENCH_LIBS         := $(sort -llz4 -llzo2 -lz -ldeflate -lzstd -llzma -lbz2 $(BZ
 BENCH_DECODE_OBJS := $(patsubst decode/%.c,$(B)/tools/bench/decode/%.o,$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))) \
 	$(B)/tools/bench/decode/crc32c.o
 BENCH_CODEC_OBJS  := $(patsubst %.c,$(B)/host/%.o,$(CODEC_TABLE_SRCS))
+# What they share with `bzpack bench` and the packer, as those build it:
+# the one JSON writer and the messages (bench_out.c), the payload cache.
+BENCH_SHARED_OBJS := $(B)/host/tools/bench/bench_out.o $(B)/host/tools/packer/payload_cache.o
 
 # Rebuild when the flags change (e.g. EXTRA_STUB_CFLAGS on the command
 # line): the stamp is rewritten only when its contents would differ.
@@ -43,26 +47,9 @@ $(B)/tools/bench_native.flags: bench-native-flags-check
 	@mkdir -p $(@D)
 	@echo '$(CC) $(BENCH_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(BENCH_CFLAGS)' > $@
 
-# BENCH_DIGEST_<ident>: a digest of each codec's compressor glue, part of
-# the key of its cached compressed inputs, so that editing the glue (a new
-# default level, another library call) recompresses instead of timing the
-# old bytes.  A codec's glue may have a compressor of its own beside it,
-# tools/compress/compress_<ident>_opt.c (lzo-rle's parser): it counts as glue.
-# Rewritten only when it changes, like the flags stamp.
-$(B)/tools/bench/compressor_digests.h: $(foreach c,$(CODECS),tools/compress/compress_$(c).c) \
-		$(wildcard tools/compress/compress_*_opt.c) decode/codecs.def tools/bench/bench.mk
+$(B)/tools/bench_native.o: tools/bench/bench_native.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
-	@for c in $(CODECS); do \
-		printf '#define BENCH_DIGEST_%s "%s"\n' $$c \
-			"$$(cat tools/compress/compress_$$c.c $$(ls tools/compress/compress_$${c}_opt.c 2>/dev/null) | \
-				sha256sum | cut -c1-16)"; \
-	done > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-
-$(B)/tools/bench_native.o: tools/bench/bench_native.c $(B)/tools/bench_native.flags \
-		$(B)/tools/bench/compressor_digests.h
-	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -I$(B)/tools/bench -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
+	$(CC) $(BENCH_CFLAGS) -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
 
 $(B)/tools/bench/decode/%.o: decode/%.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
@@ -71,7 +58,8 @@ $(B)/tools/bench/decode/%.o: decode/%.c $(B)/tools/bench_native.flags
 # The reference glue (decode/references.def, REF_* of tests/tests.mk);
 # compress_lzo_rle_opt.c is in the codec table's sources already.
 BENCH_REF_OBJS    = $(patsubst %.c,$(B)/host/%.o,$(filter-out $(CODEC_TABLE_SRCS),$(call REF_SRCS,$(REF_NAMES))))
-$(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS) $(BENCH_REF_OBJS)
+$(B)/tools/bench_native: $(B)/tools/bench_native.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS) $(BENCH_REF_OBJS) \
+		$(BENCH_SHARED_OBJS)
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 # The seed's experiment (tools/bench/bench_seed.c): the same decoder
@@ -80,7 +68,7 @@ $(B)/tools/bench_seed.o: tools/bench/bench_seed.c $(B)/tools/bench_native.flags
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DBENCH_OURS_CFLAGS='"$(BENCH_STUB_CODEGEN)"' -c -o $@ $<
 
-$(B)/tools/bench_seed: $(B)/tools/bench_seed.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS)
+$(B)/tools/bench_seed: $(B)/tools/bench_seed.o $(BENCH_DECODE_OBJS) $(BENCH_CODEC_OBJS) $(BENCH_SHARED_OBJS)
 	$(CC) -o $@ $^ $(BENCH_LIBS)
 
 bench-native: $(B)/tools/bench_native $(B)/tools/bench_seed $(TESTKERNELS)

@@ -81,9 +81,9 @@ static int parse_report(const char *line, int bits, const char *codec, int efi, 
 		return fail_with(err, "report line: codec name too long");
 	memcpy(r->codec, c, len);
 	r->codec[len] = '\0';
-	static const char *const keys[] = { "in", "out", "cycles", "bits" };
-	uint64_t *vals[] = { &r->in, &r->out, &r->cycles, &r->bits };
-	for (int i = 0; i < 4; i++)
+	static const char *const keys[] = { "in", "out", "cycles", "total", "bits" };
+	uint64_t *vals[] = { &r->in, &r->out, &r->cycles, &r->total, &r->bits };
+	for (int i = 0; i < 5; i++)
 		if (report_number(line, keys[i], vals[i]) < 0)
 			return fail_with(err, "report line has no number %s=: %.200s", keys[i], line);
 	if (strcmp(r->codec, codec) != 0 || r->bits != (uint64_t)bits)
@@ -92,9 +92,10 @@ static int parse_report(const char *line, int bits, const char *codec, int efi, 
 	if (efi && !report_has(line, "entry", "efi"))
 		return fail_with(err, "booted under UEFI, but the report line does not say entry=efi: %.200s", line);
 	r->cycles >>= r->icount_shift;
+	r->total >>= r->icount_shift;
 	/* rdtsc under icount counts at least the decoder's instructions. */
-	if (r->cycles == 0 || r->out == 0)
-		return fail_with(err, "report line with cycles=0 or out=0 is not a measurement");
+	if (r->cycles == 0 || r->total == 0 || r->out == 0)
+		return fail_with(err, "report line with cycles=0, total=0 or out=0 is not a measurement");
 	return 0;
 }
 

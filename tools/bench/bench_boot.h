@@ -43,7 +43,7 @@ struct uefi_firmware {
 struct report {
 	char line[QEMU_LINE_MAX];
 	char codec[32];
-	uint64_t in, out, cycles, bits;
+	uint64_t in, out, cycles, total, bits; /* cycles, total: in instructions */
 	int icount_shift;
 };
 

@@ -5,6 +5,7 @@
  *                [--svg FILE] [--save FILE] [--check FILE] [--tolerance PCT]
  *                [--qemu-timeout SECONDS] [--pack-cache DIR]
  *                [--ovmf CODE --ovmf-vars VARS] [-h] KERNEL...
+ *   bzpack bench --check FILE --compare SAVED [--tolerance PCT]
  *
  * Per kernel and codec: the image is packed as `bzpack -c CODEC` packs it,
  * into a temporary directory; our decoder is timed on this host
@@ -58,6 +59,7 @@ struct bench_options {
 	double storage_mbps, tolerance, timeout;
 	unsigned runs;
 	const char *json, *svg, *save, *check;
+	const char *compare;            /* --compare: gate a --save file, boot nothing */
 	const char *cache_dir;          /* --pack-cache (payload_cache.h) */
 	struct uefi_firmware ovmf;      /* --ovmf, --ovmf-vars: code NULL when not asked */
 };
@@ -66,6 +68,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: bzpack bench [options] KERNEL...\n"
+		"       bzpack bench --check=FILE --compare=SAVED [--tolerance=PCT]\n"
 		"Pack each KERNEL (a vmlinux or a bzImage) with every codec, boot each image\n"
 		"under QEMU and print what it costs: image bytes, ratio, icount cycles to\n"
 		"decompress, cycles per byte, our decoder's speed on this host, the estimated\n"
@@ -84,6 +87,8 @@ static void usage(FILE *out)
 		"      --save=FILE          write a baseline of every cell's cycles and size\n"
 		"      --check=FILE         exit 1 if a cell is worse than the baseline FILE\n"
 		"      --tolerance=PCT      what --check lets pass (default %g%%)\n"
+		"      --compare=SAVED      --check the cells of SAVED (written by --save)\n"
+		"                           instead of measuring: no KERNEL, no QEMU\n"
 		"      --qemu-timeout=SECS  give up on a boot after this long (default %.0f)\n"
 		"      --pack-cache=DIR     keep compressed payloads in DIR and reuse them\n"
 		"      --ovmf=CODE          also boot each 64-bit image under this UEFI firmware\n"
@@ -168,12 +173,19 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		{ "save", required_argument, 0, 's' },
 		{ "check", required_argument, 0, 'k' },
 		{ "tolerance", required_argument, 0, 't' },
+		{ "compare", required_argument, 0, 'C' },
 		{ "qemu-timeout", required_argument, 0, 'T' },
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "ovmf", required_argument, 0, 'O' },
 		{ "ovmf-vars", required_argument, 0, 'V' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
+	};
+	/* The options that take a number, and where it goes. */
+	const struct { int opt; const char *name; double *to; int allow_zero; } numbers[] = {
+		{ 'S', "storage-mbps", &o->storage_mbps, 0 },
+		{ 't', "tolerance", &o->tolerance, 1 },
+		{ 'T', "qemu-timeout", &o->timeout, 0 },
 	};
 	int opt;
 	double v;
@@ -187,13 +199,17 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 	o->runs = RUNS_DEFAULT;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "c:h", options, NULL)) != -1) {
+		size_t n = 0;
+		while (n < sizeof(numbers) / sizeof(numbers[0]) && numbers[n].opt != opt)
+			n++;
+		if (n < sizeof(numbers) / sizeof(numbers[0])) {
+			if ((*numbers[n].to = positive_number(numbers[n].name, optarg, numbers[n].allow_zero)) < 0)
+				return -1;
+			continue;
+		}
 		switch (opt) {
 		case 'c':
 			if (codec_list(o, optarg) < 0)
-				return -1;
-			break;
-		case 'S':
-			if ((o->storage_mbps = positive_number("storage-mbps", optarg, 0)) < 0)
 				return -1;
 			break;
 		case 'r':
@@ -211,14 +227,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		case 'g': o->svg = optarg; break;
 		case 's': o->save = optarg; break;
 		case 'k': o->check = optarg; break;
-		case 't':
-			if ((o->tolerance = positive_number("tolerance", optarg, 1)) < 0)
-				return -1;
-			break;
-		case 'T':
-			if ((o->timeout = positive_number("qemu-timeout", optarg, 0)) < 0)
-				return -1;
-			break;
+		case 'C': o->compare = optarg; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -235,6 +244,13 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 	if (!o->ovmf.code != !o->ovmf.vars) {
 		fprintf(stderr, "bzpack: bench: --ovmf and --ovmf-vars go together (OVMF's code and its variable store)\n");
 		return -1;
+	}
+	if (o->compare) {
+		if (!o->check || optind < argc || o->json || o->svg || o->save || o->ovmf.code) {
+			fprintf(stderr, "bzpack: bench: --compare goes with --check (and --tolerance) alone, no KERNEL\n");
+			return -1;
+		}
+		return 0;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "bzpack: bench: no KERNEL given\n");
@@ -353,6 +369,7 @@ static void boot_cell(struct bench_run *b, const char *name, struct bench_cell *
 	}
 	cell->booted = 1;
 	cell->cycles = rep.cycles;
+	cell->total = rep.total;
 	cell->icount_shift = rep.icount_shift;
 	cell->error[0] = '\0';
 	snprintf(cell->report, sizeof(cell->report), "%s", rep.line);
@@ -372,6 +389,7 @@ static int bench_ovmf(struct bench_run *b, const char *name, const char *path, s
 	cell->loader = BENCH_LOADER_OVMF;
 	cell->booted = 0;
 	cell->cycles = 0;
+	cell->total = 0;
 	cell->report[0] = '\0';
 	memset(&cell->wall, 0, sizeof(cell->wall));
 	snprintf(cell->error, sizeof(cell->error), "%s not on PATH", qemu_binary(64));
@@ -402,7 +420,7 @@ static void count_to_kernel(struct bench_run *b, const char *name, const char *w
 }
 
 /* Pack k with c into the temporary directory, time our decoder, boot. */
-static int bench_codec(struct bench_run *b, const char *name, const struct kernel *k,
+static int bench_codec(struct bench_run *b, const char *name, const char *id, const struct kernel *k,
 		       const struct codec *c, int linux_image, struct error *err)
 {
 	struct buffer payload = { 0, 0 }, image = { 0, 0 };
@@ -416,6 +434,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 	if (!cell)
 		return fail_with(err, "out of memory");
 	snprintf(cell->kernel, sizeof(cell->kernel), "%s", name);
+	snprintf(cell->kernel_id, sizeof(cell->kernel_id), "%s", id);
 	cell->codec = c->name;
 	cell->bits = k->bits;
 	cell->loader = BENCH_LOADER_BIOS;
@@ -426,7 +445,7 @@ static int bench_codec(struct bench_run *b, const char *name, const struct kerne
 		 linux_image ? "no QEMU" : "counted for a Linux bzImage's kernel only");
 
 	fprintf(stderr, "bzpack bench: %s: %s: packing %zu bytes\n", name, c->name, k->blob.size);
-	if (codec_compress_cached(b->o->cache_dir, c, LEVEL_DEFAULT, &k->blob, &payload, err) < 0 ||
+	if (codec_compress_cached(b->o->cache_dir, c, LEVEL_DEFAULT, &k->blob, &payload, NULL, err) < 0 ||
 	    image_build(k, c, LEVEL_DEFAULT, &payload, NULL, NULL, 0, &image, &layout, err) < 0)
 		goto done;
 	cell->image_bytes = image.size;
@@ -475,7 +494,7 @@ done:
 
 /* Linux's own decompressor: the bzImage as given, counted exactly, then
  * --runs wall-clock boots. */
-static int bench_linux(struct bench_run *b, const char *path, const char *name,
+static int bench_linux(struct bench_run *b, const char *path, const char *name, const char *id,
 		       const struct buffer *file, const struct bzimage_info *info, const struct kernel *k,
 		       struct error *err)
 {
@@ -488,6 +507,7 @@ static int bench_linux(struct bench_run *b, const char *path, const char *name,
 	struct bench_linux *l = &r->linux_runs[r->nlinux++];
 	memset(l, 0, sizeof(*l));
 	snprintf(l->kernel, sizeof(l->kernel), "%s", name);
+	snprintf(l->kernel_id, sizeof(l->kernel_id), "%s", id);
 	l->codec = info->codec;
 	l->bits = k->bits;
 	l->image_bytes = file->size;
@@ -532,10 +552,18 @@ static int bench_kernel(struct bench_run *b, const char *path, struct error *err
 		goto done;
 	}
 	const char *name = base_name(path);
+	/* A Linux bzImage is known by its version string, which names its
+	 * build (a distribution's next kernel is another one); a kernel of
+	 * our own by its name. */
+	char id[BENCH_ID_MAX];
+	if (linux_image)
+		snprintf(id, sizeof(id), BENCH_LINUX_ID "%s", info.kernel_version);
+	else
+		snprintf(id, sizeof(id), "%s", name);
 	for (size_t i = 0; i < b->o->ncodecs; i++)
-		if (bench_codec(b, name, &k, b->o->codecs[i], linux_image, err) < 0)
+		if (bench_codec(b, name, id, &k, b->o->codecs[i], linux_image, err) < 0)
 			goto done;
-	r = linux_image ? bench_linux(b, path, name, &file, &info, &k, err) : 0;
+	r = linux_image ? bench_linux(b, path, name, id, &file, &info, &k, err) : 0;
 done:
 	free(file.data);
 	free(k.blob.data);
@@ -563,7 +591,7 @@ static void remove_dir(const char *dir)
 int bench_main(int argc, char **argv)
 {
 	struct bench_options o;
-	struct bench_result r = { 0, 0, NULL, 0, NULL, 0 };
+	struct bench_result r = { .cells = NULL };
 	struct bench_run b = { &o, &r, { NULL, 0 }, 0, 0, 0 };
 	struct error err;
 	char dir[4096];
@@ -573,6 +601,12 @@ int bench_main(int argc, char **argv)
 		fprintf(stderr, "Try 'bzpack bench --help' for more information.\n");
 	if (p != 0)
 		return p > 0 ? 0 : EXIT_USAGE;
+	if (o.compare) {
+		int c = bench_check_saved(o.check, o.compare, o.tolerance, &err);
+		if (c < 0)
+			fprintf(stderr, "bzpack: %s\n", err.msg);
+		return c == 0 ? 0 : EXIT_FAILED;
+	}
 	/* Firmware that is not there is bad input, said once, before any boot. */
 	const char *firmware[] = { o.ovmf.code, o.ovmf.vars };
 	for (int i = 0; i < 2; i++) {
@@ -582,6 +616,7 @@ int bench_main(int argc, char **argv)
 		}
 	}
 	r.storage_mbps = o.storage_mbps;
+	r.ovmf = o.ovmf.code != NULL;
 	b.env.timeout = o.timeout;
 	b.qemu32 = qemu_on_path(qemu_binary(32));
 	b.qemu64 = qemu_on_path(qemu_binary(64));
@@ -619,8 +654,8 @@ int bench_main(int argc, char **argv)
 	status = b.failures ? EXIT_FAILED : 0;
 	if (o.check) {
 		int c = bench_check(o.check, &r, o.tolerance, &err);
-		if (c < 0)
-			fprintf(stderr, "bzpack: %s: %s\n", o.check, err.msg);
+		if (c < 0)   /* err names the file */
+			fprintf(stderr, "bzpack: %s\n", err.msg);
 		if (c != 0)
 			status = EXIT_FAILED;
 	}

@@ -19,44 +19,6 @@ void bench_linux_key(const struct bench_linux *l, char *key, size_t size)
 	snprintf(key, size, "%s/%s/%d/linux", l->kernel, l->codec, l->bits);
 }
 
-void bench_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-FILE *bench_output_open(char **buf, size_t *len, struct error *err)
-{
-	FILE *f = open_memstream(buf, len);
-
-	if (!f)
-		fail_with(err, "out of memory");
-	return f;
-}
-
-int bench_output_close(FILE *f, char **buf, size_t *len, const char *path, struct error *err)
-{
-	int bad = ferror(f);
-	int r = -1;
-
-	if (fclose(f) != 0 || bad)
-		fail_with(err, "out of memory");
-	else
-		r = write_file_atomic(path, (const uint8_t *)*buf, *len, err);
-	free(*buf);
-	*buf = NULL;
-	return r;
-}
-
 static void wall(FILE *f, const struct bench_wall *w)
 {
 	if (!w->method) {
@@ -93,23 +55,20 @@ static void cell(FILE *f, const struct bench_cell *c, double storage_mbps)
 	bench_json_string(f, key);
 	fputs(": {\"kernel\": ", f);
 	bench_json_string(f, c->kernel);
-	fputs(", \"codec\": ", f);
-	bench_json_string(f, c->codec);
-	fputs(", \"loader\": ", f);
-	bench_json_string(f, c->loader);
+	bench_json_member(f, "codec", c->codec);
+	bench_json_member(f, "loader", c->loader);
 	fprintf(f, ", \"icount_shift\": %d", c->icount_shift);
 	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu, \"ratio\": %.4f,\n", c->bits,
 		(unsigned long long)c->image_bytes, (unsigned long long)c->out_bytes,
 		(double)c->out_bytes / (double)c->image_bytes);
 	fprintf(f, "      \"host_mbps\": %.1f, \"ttk_ms\": %.3f,\n", c->host_mbps, c->ttk_ms);
 	if (c->booted) {
-		fprintf(f, "      \"cycles\": %llu, \"cycles_per_byte\": %.4f, \"ttk_icount_ms\": %.3f",
-			(unsigned long long)c->cycles, (double)c->cycles / (double)c->out_bytes,
-			bench_ttk_icount_ms(c, storage_mbps));
-		fputs(", \"report\": ", f);
-		bench_json_string(f, c->report);
+		fprintf(f, "      \"cycles\": %llu, \"total\": %llu, \"cycles_per_byte\": %.4f, \"ttk_icount_ms\": %.3f",
+			(unsigned long long)c->cycles, (unsigned long long)c->total,
+			(double)c->cycles / (double)c->out_bytes, bench_ttk_icount_ms(c, storage_mbps));
+		bench_json_member(f, "report", c->report);
 	} else {
-		fputs("      \"cycles\": null, \"cycles_per_byte\": null, \"ttk_icount_ms\": null, \"why\": ", f);
+		fputs("      \"cycles\": null, \"total\": null, \"cycles_per_byte\": null, \"ttk_icount_ms\": null, \"why\": ", f);
 		bench_json_string(f, c->error);
 	}
 	fputs(",\n      \"to_kernel\": ", f);
@@ -126,10 +85,8 @@ static void linux_run(FILE *f, const struct bench_linux *l)
 	bench_linux_key(l, key, sizeof(key));
 	fputs("    {\"key\": ", f);
 	bench_json_string(f, key);
-	fputs(", \"kernel\": ", f);
-	bench_json_string(f, l->kernel);
-	fputs(", \"codec\": ", f);
-	bench_json_string(f, l->codec);
+	bench_json_member(f, "kernel", l->kernel);
+	bench_json_member(f, "codec", l->codec);
 	fprintf(f, ", \"bits\": %d, \"image_bytes\": %llu, \"out_bytes\": %llu,\n", l->bits,
 		(unsigned long long)l->image_bytes, (unsigned long long)l->out_bytes);
 	fputs("      \"to_kernel\": ", f);

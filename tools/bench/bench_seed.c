@@ -61,6 +61,7 @@
 #include "codecs.h"
 #include "decode.h"
 #include "decode_speed.h"      /* cpu_seconds() */
+#include "bench_out.h"
 #include "util.h"
 
 #ifndef BENCH_OURS_CFLAGS
@@ -85,41 +86,6 @@
 
 static const unsigned zero_percents[] = { 0, 25, 50, 75, 90, 99 };
 #define N_FRACTIONS (sizeof zero_percents / sizeof zero_percents[0])
-
-/* ---- errors and small helpers --------------------------------------------- */
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench_seed: FAIL: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void progress(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("bench_seed: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		die("out of memory (%zu bytes)", n);
-	return p;
-}
 
 /* ---- the corpus ------------------------------------------------------------ */
 
@@ -224,12 +190,12 @@ static void make_page(uint64_t *s, uint8_t *page, size_t zeros)
 		}
 	}
 	if (p != page + PAGE_BYTES)
-		die("internal error: a page of %zu bytes", (size_t)(p - page));
+		bench_die("internal error: a page of %zu bytes", (size_t)(p - page));
 }
 
 static uint8_t *make_corpus(unsigned percent, size_t pages)
 {
-	uint8_t *corpus = xmalloc(pages * PAGE_BYTES);
+	uint8_t *corpus = bench_xmalloc(pages * PAGE_BYTES);
 	uint64_t s = PRNG_SEED + percent;
 	/* Round to nearest: 99 % is 4055 zeros. */
 	size_t zeros = (PAGE_BYTES * percent + 50) / 100;
@@ -242,7 +208,7 @@ static uint8_t *make_corpus(unsigned percent, size_t pages)
 		for (size_t j = 0; j < PAGE_BYTES; j++)
 			z += page[j] == 0;
 		if (z != zeros)
-			die("internal error: page %zu has %zu zeros, not %zu", i, z, zeros);
+			bench_die("internal error: page %zu has %zu zeros, not %zu", i, z, zeros);
 	}
 	return corpus;
 }
@@ -262,19 +228,19 @@ static struct pages compress_pages(const struct codec *c, const uint8_t *corpus,
 	size_t cap = 0;
 	struct error err;
 
-	z.off = xmalloc(n * sizeof *z.off);
-	z.len = xmalloc(n * sizeof *z.len);
+	z.off = bench_xmalloc(n * sizeof *z.off);
+	z.len = bench_xmalloc(n * sizeof *z.len);
 	z.data = NULL;
 	z.total = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct buffer in = { (uint8_t *)corpus + i * PAGE_BYTES, PAGE_BYTES }, out = { NULL, 0 };
 
 		if (codec_compress(c, LEVEL_DEFAULT, &in, &out, &err) < 0)
-			die("%s: page %zu: %s", c->name, i, err.msg);
+			bench_die("%s: page %zu: %s", c->name, i, err.msg);
 		if (z.total + out.size > cap) {
 			cap = 2 * cap + out.size + PAGE_BYTES;
 			if (!(z.data = realloc(z.data, cap)))
-				die("out of memory (%zu bytes)", cap);
+				bench_die("out of memory (%zu bytes)", cap);
 		}
 		memcpy(z.data + z.total, out.data, out.size);
 		z.off[i] = z.total;
@@ -344,13 +310,13 @@ static void verify(const struct decoder *d, const uint8_t *corpus, uint8_t *dst,
 	for (size_t i = 0; i < bytes; i++)
 		dst[i] = (uint8_t)~corpus[i];
 	if ((err = decode_corpus(d, dst, n)))
-		die("%u %% zeros: %s failed: %s", percent, d->name, err);
+		bench_die("%u %% zeros: %s failed: %s", percent, d->name, err);
 	if (memcmp(dst, corpus, bytes) != 0) {
 		size_t i = 0;
 
 		while (dst[i] == corpus[i])
 			i++;
-		die("%u %% zeros: %s output differs at byte %zu", percent, d->name, i);
+		bench_die("%u %% zeros: %s output differs at byte %zu", percent, d->name, i);
 	}
 }
 
@@ -377,7 +343,7 @@ static void time_decoders(struct decoder *d, unsigned nd, uint8_t *dst, size_t n
 
 	for (unsigned k = 0; k < nd; k++) {
 		memset(&d[k].t, 0, sizeof d[k].t);
-		d[k].t.secs = xmalloc(MAX_REPS * sizeof(double));
+		d[k].t.secs = bench_xmalloc(MAX_REPS * sizeof(double));
 	}
 	for (unsigned round = 0; !done; round++) {
 		done = 1;
@@ -388,7 +354,7 @@ static void time_decoders(struct decoder *d, unsigned nd, uint8_t *dst, size_t n
 			double dt = cpu_seconds() - t0;
 
 			if (err)
-				die("%u %% zeros: %s failed while timing: %s", percent, x->name, err);
+				bench_die("%u %% zeros: %s failed while timing: %s", percent, x->name, err);
 			x->t.secs[x->t.reps++] = dt;
 			x->t.total += dt;
 		}
@@ -417,27 +383,6 @@ struct result {
 	struct timing lzo_ours, lzo_ref, rle_ours;
 };
 
-/* Appends s as a JSON string; every string here is ours, but a library
- * version could still hold a quote. */
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 /* One row in bench_native's format (see its json_row), plus the page
  * geometry and the zero fraction.  ref == NULL: ours alone. */
@@ -448,12 +393,12 @@ static void json_row(FILE *f, const struct result *res, size_t pages, const stru
 	const struct codec_compressor *z = c->compressor;
 
 	fputs("   {\"codec\": ", f);
-	json_str(f, c->name);
+	bench_json_string(f, c->name);
 	fprintf(f, ", \"level\": \"%d\", \"label\": ", z->default_level);
 	/* As bench_native names its rows: the level only when there is a
 	 * choice of levels. */
 	if (z->min_level == z->max_level)
-		json_str(f, c->name);
+		bench_json_string(f, c->name);
 	else
 		fprintf(f, "\"%s-%d\"", c->name, z->default_level);
 	fprintf(f, ", \"input\": \"seed-zeros-%u\", \"zero_percent\": %u", res->percent, res->percent);
@@ -463,11 +408,10 @@ static void json_row(FILE *f, const struct result *res, size_t pages, const stru
 	fprintf(f, ", \"format\": \"bzpack %s payload, codec_compress level %d, one stream per "
 		"%u-byte page\"", c->name, z->default_level, PAGE_BYTES);
 	fputs(",\n    \"ours\": ", f);
-	json_str(f, ours_name);
+	bench_json_string(f, ours_name);
 	fprintf(f, ", \"ours_mbps\": %.1f, \"ours_median_mbps\": %.1f, \"ours_reps\": %u",
 		ours->best_mbps, ours->median_mbps, ours->reps);
-	fputs(", \"ours_cflags\": ", f);
-	json_str(f, BENCH_OURS_CFLAGS);
+	bench_json_member(f, "ours_cflags", BENCH_OURS_CFLAGS);
 	fputs(",\n    \"ref\": ", f);
 	if (!ref) {
 		fputs("null, \"ref_func\": null, \"ref_version\": null, \"ref_mbps\": null, "
@@ -475,7 +419,7 @@ static void json_row(FILE *f, const struct result *res, size_t pages, const stru
 		return;
 	}
 	fputs("\"liblzo2\", \"ref_func\": \"lzo1x_decompress_safe\", \"ref_version\": ", f);
-	json_str(f, lzo_version_string());
+	bench_json_string(f, lzo_version_string());
 	fprintf(f, ", \"ref_mbps\": %.1f, \"ref_median_mbps\": %.1f, \"ref_reps\": %u", ref->best_mbps,
 		ref->median_mbps, ref->reps);
 	fprintf(f, ", \"ours_over_ref\": %.4f}", ours->best_mbps / ref->best_mbps);
@@ -487,11 +431,8 @@ static void write_json(const char *path, const struct result *rs, size_t n, size
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct error err;
+	FILE *f = bench_output_open_or_die(&buf, &len);
 
-	if (!f)
-		die("open_memstream: %s", strerror(errno));
 	fputs("{\"what\": \"the LZO-RLE patchset's experiment: synthetic pages with a given "
 	      "fraction of zero bytes in runs, each compressed on its own, the corpus decoded page "
 	      "by page (tools/bench/bench_seed.c)\",\n", f);
@@ -515,11 +456,7 @@ static void write_json(const char *path, const struct result *rs, size_t n, size
 		fputs(i + 1 < n ? ",\n" : "\n", f);
 	}
 	fputs(" ]}\n", f);
-	if (fclose(f) != 0)
-		die("open_memstream: write failed");
-	if (write_file_atomic(path, (const uint8_t *)buf, len, &err) < 0)
-		die("%s: %s", path, err.msg);
-	free(buf);
+	bench_output_close_or_die(f, &buf, &len, path);
 }
 
 static void print_header(void)
@@ -547,7 +484,7 @@ static const struct codec *need_codec(const char *name)
 	const struct codec *c = codec_by_name(name);
 
 	if (!c)
-		die("no codec %s in the packer's table", name);
+		bench_die("no codec %s in the packer's table", name);
 	return c;
 }
 
@@ -557,7 +494,7 @@ static void *workspace_for(const struct codec *c)
 
 	/* Aligned as codec_decode() aligns it (decoders may assume 16). */
 	if (c->workspace_size && posix_memalign(&w, 64, c->workspace_size) != 0)
-		die("out of memory (%zu bytes of %s workspace)", c->workspace_size, c->name);
+		bench_die("out of memory (%zu bytes of %s workspace)", c->workspace_size, c->name);
 	return w;
 }
 
@@ -577,6 +514,7 @@ int main(int argc, char **argv)
 	const struct codec *lzo, *rle;
 	int opt;
 
+	bench_tool = "bench_seed";
 	while ((opt = getopt(argc, argv, "o:p:t:n:h")) != -1) {
 		switch (opt) {
 		case 'o': json = optarg; break;
@@ -590,17 +528,17 @@ int main(int argc, char **argv)
 	    min_reps > MAX_REPS)
 		usage();
 	if (lzo_init() != LZO_E_OK)
-		die("lzo_init failed");
+		bench_die("lzo_init failed");
 	lzo = need_codec("lzo");
 	rle = need_codec("lzo-rle");
-	progress("%zu pages of %u bytes per fraction; ours built with %s; each decoder >= %.2f s "
+	bench_progress("%zu pages of %u bytes per fraction; ours built with %s; each decoder >= %.2f s "
 		 "and >= %u reps", pages, PAGE_BYTES, BENCH_OURS_CFLAGS, min_secs, min_reps);
 	print_header();
 
 	for (size_t i = 0; i < N_FRACTIONS; i++) {
 		unsigned percent = zero_percents[i];
 		uint8_t *corpus = make_corpus(percent, pages);
-		uint8_t *dst = xmalloc(pages * PAGE_BYTES);
+		uint8_t *dst = bench_xmalloc(pages * PAGE_BYTES);
 		struct pages zlzo, zrle;
 		struct decoder d[3];
 		double t = cpu_seconds();
@@ -608,7 +546,7 @@ int main(int argc, char **argv)
 
 		zlzo = compress_pages(lzo, corpus, pages);
 		zrle = compress_pages(rle, corpus, pages);
-		progress("%u %% zeros: compressed in %.1f s; verifying, timing", percent, cpu_seconds() - t);
+		bench_progress("%u %% zeros: compressed in %.1f s; verifying, timing", percent, cpu_seconds() - t);
 		d[0] = (struct decoder){ "lzo_decode", lzo, workspace_for(lzo), &zlzo, { 0 } };
 		d[1] = (struct decoder){ "lzo1x_decompress_safe", NULL, NULL, &zlzo, { 0 } };
 		d[2] = (struct decoder){ "lzo_rle_decode", rle, workspace_for(rle), &zrle, { 0 } };
@@ -639,8 +577,8 @@ int main(int argc, char **argv)
 
 	if (json) {
 		write_json(json, results, N_FRACTIONS, pages, lzo, rle, min_secs, min_reps);
-		progress("wrote %s", json);
+		bench_progress("wrote %s", json);
 	}
-	progress("done in %.1f s", cpu_seconds() - t_start);
+	bench_progress("done in %.1f s", cpu_seconds() - t_start);
 	return 0;
 }

@@ -333,7 +333,7 @@ static int compress(const char *input, const struct codec *codec, int level, con
 		note("bzpack: %s: compressing %zu bytes with %s...\n", input, k->blob.size, codec->name);
 	*made = 1;
 	if (frames > 1 ? frames_compress(codec, level, &k->blob, frames, payload, made, err) < 0
-		       : codec_compress_cached(cache_dir, codec, level, &k->blob, payload, err) < 0)
+		       : codec_compress_cached(cache_dir, codec, level, &k->blob, payload, NULL, err) < 0)
 		return -1;
 	if (k->blob.size >= SLOW_INPUT_BYTES)
 		note("bzpack: %s: %zu -> %zu bytes in %.1f s%s\n", input, k->blob.size, payload->size,

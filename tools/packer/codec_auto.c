@@ -62,7 +62,7 @@ static int measure(const struct kernel *k, const struct codec *c, const struct a
 	struct image_layout layout;
 	struct decode_speed speed;
 
-	if (codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, err) < 0 ||
+	if (codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, NULL, err) < 0 ||
 	    image_build(k, c, LEVEL_DEFAULT, payload, NULL, NULL, 0, &image, &layout, err) < 0 ||
 	    decode_speed_measure(c, payload, k->blob.size, k->flags & BZPACK_FLAG_X86 ? kernel_size(k) : 0,
 				 AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed, err) < 0) {
