@@ -40,7 +40,7 @@ struct crc32c_table;
 struct stub_times {
 	uint64_t start;         /* rdtsc at the first instruction we know of */
 	uint64_t move, verify, decompress; /* cycles of each phase */
-	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
+	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh3 */
 	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */

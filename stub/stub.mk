@@ -4,12 +4,12 @@
 # and decode/<ident>_*.c (CODEC_SRCS in the top Makefile).  The codecs come from decode/codecs.def
 # (CODECS in the top Makefile).
 
-STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o)
+STUB_COMMON_OBJS = $(addprefix $(B)/stub/$(1)/,main.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o decode/xxh3.o)
 # A -bcj stub (<codec>-bcj-<bits>.bin) takes payloads the packer ran
 # through the x86 filter (bzpack --bcj): main.c built again as main-bcj.o
 # with -DSTUB_FLAGS=BZPACK_FLAG_X86 (it calls the un-filter and requires
 # the header flag) and the un-filter, bcj.o.  The other stubs link neither.
-STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o bcj.o)
+STUB_BCJ_OBJS    = $(addprefix $(B)/stub/$(1)/,main-bcj.o memory.o kaslr.o initrd.o serial.o string.o decode/crc32c.o decode/xxh3.o bcj.o)
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(call CODEC_SRCS,$(1)))
 # Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
@@ -22,12 +22,17 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # (memory.c), KASLR (kaslr.c) and COM1 (serial.c).  -Oz (GCC 12) is -Os
 # and fewer bytes per constant and call; switch statements as compares,
 # not tables of PIC offsets.  What the decompress and verify phases run
-# stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
-# stub_decode.
+# stays -O2: the decoders, the payload checksums (decode/crc32c.c,
+# decode/xxh3.c), the mem* functions and stub/codec.c's stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
 STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,main.o main-bcj.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
+# XXH3's lanes are SSE2 vectors.  The 32-bit stub is all -msse2 already;
+# the 64-bit one keeps to the general registers but here: long mode
+# implies SSE2, and stub/head_64.asm enables it before any C runs (UEFI
+# firmware runs with it enabled).
+$(B)/stub/64/decode/xxh3.o: STUB_CFLAGS_64 := $(filter-out -mgeneral-regs-only,$(STUB_CFLAGS_64)) -msse2
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(B)/stub/$(c)-$(w).bin \
 	$(B)/stub/$(c)-bcj-$(w).bin))

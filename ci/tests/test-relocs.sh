@@ -218,11 +218,11 @@ table_at=$((payload_at + out_size - relocs_size))
 # checked, right after the first zero terminator, points below the kernel).
 damage() {
 	python3 - "$@" "$hdr_at" "$payload_at" "$table_at" "$relocs_size" "$out_size" \
-		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh64" "$BZHDR_payload_crc" "$BZHDR_payload_xxh64" \
+		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh3" "$BZHDR_payload_crc" "$BZHDR_payload_xxh3" \
 		"$BZHDR_header_crc" <<'EOF'
 import struct, sys
 src, dst, what, reseal = sys.argv[1:5]
-(hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh64, o_payload, o_xxh64,
+(hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh3, o_payload, o_xxh3,
  o_header) = map(int, sys.argv[5:])
 POLY = 0x82f63b78                        # CRC-32C, as decode/crc32c.c
 T = []
@@ -236,37 +236,12 @@ def crc(b):
     for x in b:
         c = T[(c ^ x) & 255] ^ (c >> 8)
     return c ^ 0xffffffff
-M = (1 << 64) - 1                      # XXH64, seed 0, as decode/xxh64.h
-P1, P2, P3, P4, P5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                      0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
-def rotl(x, r):
-    return (x << r | x >> (64 - r)) & M
-def rnd(acc, lane):
-    return rotl((acc + lane * P2) & M, 31) * P1 & M
-def xxh64(b):
-    n, p = len(b), 0
-    if n >= 32:
-        v = [(P1 + P2) & M, P2, 0, -P1 & M]
-        while n - p >= 32:
-            v = [rnd(v[i], struct.unpack_from("<Q", b, p + 8 * i)[0]) for i in range(4)]
-            p += 32
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
-        for x in v:
-            h = ((h ^ rnd(0, x)) * P1 + P4) & M
-    else:
-        h = P5
-    h = (h + n) & M
-    while n - p >= 8:
-        h = (rotl(h ^ rnd(0, struct.unpack_from("<Q", b, p)[0]), 27) * P1 + P4) & M
-        p += 8
-    if n - p >= 4:
-        h = (rotl(h ^ (struct.unpack_from("<I", b, p)[0] * P1 & M), 23) * P2 + P3) & M
-        p += 4
-    for x in b[p:]:
-        h = rotl(h ^ (x * P5 & M), 11) * P1 & M
-    h = (h ^ h >> 33) * P2 & M
-    h = (h ^ h >> 29) * P3 & M
-    return h ^ h >> 32
+import ctypes                           # XXH3-64, seed 0: libxxhash itself (ci/deps.sh)
+_xxh = ctypes.CDLL("libxxhash.so.0")
+_xxh.XXH3_64bits.restype = ctypes.c_uint64
+_xxh.XXH3_64bits.argtypes = (ctypes.c_char_p, ctypes.c_size_t)
+def xxh3(b):
+    return _xxh.XXH3_64bits(bytes(b), len(b))
 d = bytearray(open(src, "rb").read())
 if what.startswith("flip:"):
     d[table + int(what[5:])] ^= 0x10
@@ -274,10 +249,10 @@ else:                                   # the first word is a terminator; the ne
     struct.pack_into("<I", d, table + 4, 0x1000)
 if reseal == "all":
     struct.pack_into("<I", d, hdr + o_relocs, crc(d[table:table + relocs_size]))
-    struct.pack_into("<Q", d, hdr + o_relocs_xxh64, xxh64(bytes(d[table:table + relocs_size])))
+    struct.pack_into("<Q", d, hdr + o_relocs_xxh3, xxh3(d[table:table + relocs_size]))
 if reseal in ("all", "payload"):
     struct.pack_into("<I", d, hdr + o_payload, crc(d[payload:payload + out_size]))
-    struct.pack_into("<Q", d, hdr + o_xxh64, xxh64(bytes(d[payload:payload + out_size])))
+    struct.pack_into("<Q", d, hdr + o_xxh3, xxh3(d[payload:payload + out_size]))
     struct.pack_into("<I", d, hdr + o_header, crc(d[hdr:hdr + o_header]))
 open(dst, "wb").write(d)
 EOF

@@ -20,7 +20,7 @@
 
 #include "codecs.h"
 #include "crc32c.h"
-#include "xxh64.h"
+#include "xxh3.h"
 #include "decode.h"
 #include "info_out.h"
 #include "linux_codecs.h"
@@ -136,7 +136,7 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 }
 
 /* A second line, not the CRC32C one: --info tells which check failed. */
-#define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
+#define XXH3_MISMATCH "bzpack payload: checksum mismatch (XXH3)"
 
 /* The ELF record after the payload (bzpack_elf.h), which the stub never
  * reads: its CRC and that it describes this kernel's header. */
@@ -289,8 +289,8 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 	    h->payload_crc != crc32c_update(&crc, 0, payload, h->payload_size))
 		failed(info, err, "bzpack payload: checksum mismatch");
 	/* Both checksums: the stub checks one or the other, by its CPU. */
-	if (h->payload_size <= info->payload_length && h->payload_xxh64 != xxh64(payload, h->payload_size))
-		failed(info, err, XXH64_MISMATCH);
+	if (h->payload_size <= info->payload_length && h->payload_xxh3 != xxh3_64(payload, h->payload_size))
+		failed(info, err, XXH3_MISMATCH);
 	if (info->nfailed)
 		return -1;
 	out->size = h->out_size;
@@ -666,7 +666,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
 			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
 			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
-			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
+			info_num(o, "relocs_xxh3", ", XXH3 0x%016llx", (unsigned long long)h->relocs_xxh3);
 		} else {
 			info_text(o, "none: the kernel cannot move");
 			info_field_num(o, "relocs_size", 0);
@@ -688,12 +688,12 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_text(o, " + header %d)", BZPACK_HEADER_SIZE);
 		info_end(o);
 		/* Each CRC is "ok" only when its check ran and held. */
-		int header_ok = 1, setup_ok = 1, payload_bad = 0, xxh64_bad = 0;
+		int header_ok = 1, setup_ok = 1, payload_bad = 0, xxh3_bad = 0;
 		for (unsigned n = 0; n < i->nfailed; n++) {
 			header_ok &= strcmp(i->failed[n], "bzpack header: checksum mismatch") != 0;
 			setup_ok &= strncmp(i->failed[n], "setup header fields changed", 27) != 0;
 			payload_bad |= strcmp(i->failed[n], "bzpack payload: checksum mismatch") == 0;
-			xxh64_bad |= strcmp(i->failed[n], XXH64_MISMATCH) == 0;
+			xxh3_bad |= strcmp(i->failed[n], XXH3_MISMATCH) == 0;
 		}
 		info_begin(o, "checksums");
 		info_num(o, "header_crc", "CRC32C bzpack header 0x%08llx", (unsigned long long)h->header_crc);
@@ -702,8 +702,8 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_str(o, "setup_crc_check", " %s", setup_ok ? "ok" : "MISMATCH");
 		info_num(o, "payload_crc", ", payload 0x%08llx", (unsigned long long)h->payload_crc);
 		info_str(o, "payload_crc_check", " %s", i->decompressed ? "ok" : payload_bad ? "MISMATCH" : "not checked");
-		info_num(o, "payload_xxh64", ", XXH64 payload 0x%016llx", (unsigned long long)h->payload_xxh64);
-		info_str(o, "payload_xxh64_check", " %s", i->decompressed ? "ok" : xxh64_bad ? "MISMATCH" : "not checked");
+		info_num(o, "payload_xxh3", ", XXH3 payload 0x%016llx", (unsigned long long)h->payload_xxh3);
+		info_str(o, "payload_xxh3_check", " %s", i->decompressed ? "ok" : xxh3_bad ? "MISMATCH" : "not checked");
 		info_end(o);
 		print_embedded(o, i);
 	} else if (i->decompressed && i->elf_bits) {
