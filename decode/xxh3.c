@@ -195,10 +195,10 @@ static ALWAYS_INLINE lanes2 scramble(lanes2 a, const uint8_t *s)
 
 /* Stripes [p, p + 64 n), the n-th against the secret 8 n bytes on.  The
  * stub's one loop over the payload: out of line, -O2 in the stub
- * (stub/stub.mk: decode/ objects are hot code), the accumulators in
- * registers throughout (on i386 4 of its 8 xmm registers, 3 for
- * temporaries).  The blocks' loop around it stays cold, built for size:
- * it runs once per KiB. */
+ * (stub/stub.mk: decode/ objects are hot code), the accumulators and the
+ * data sums in registers throughout on x86-64 (8 of its 16 xmm
+ * registers; i386 has 8, and keeps the sums on the stack).  The blocks'
+ * loop around it stays cold, built for size: it runs once per KiB. */
 static HOT void accumulate(lanes2 acc[4], const uint8_t *p, size_t n, const uint8_t *s)
 {
 	lanes2 a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
