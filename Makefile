@@ -128,6 +128,11 @@ bench-initrd: deps all
 	@B=$(B) bash ci/benchmarks/initrd-table.sh
 readme-initrd:
 	@bash ci/readme-table.sh initrd-table $(B)/test/initrd-table.md
+# The payload check's cost per word size and CPU, in exact instructions
+# (ci/verify-table.sh boots lz4 images of the test and Debian kernels).
+readme-verify: all
+	@B=$(B) bash ci/verify-table.sh
+	@bash ci/readme-table.sh verify-table $(B)/test/verify.md
 # The Layout table, from the tree and ci/layout.txt (ci/layout.sh).
 readme-layout:
 	@bash ci/layout.sh readme
@@ -167,7 +172,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-initrd readme-initrd readme-layout FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-initrd readme-initrd readme-verify readme-layout FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.

@@ -1,6 +1,6 @@
 /* crc32c.h - CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), the
  * checksum over bzpack's header, and over the payload where the CPU has
- * SSE4.2 (without it, XXH64: decode/xxh64.h).  One source for the stub, the
+ * SSE4.2 (without it, XXH3-64: decode/xxh3.h).  One source for the stub, the
  * test kernels and the host tools.  The tables are built at run time into
  * caller memory: the stub has no .bss, so they live on its stack. */
 #ifndef CRC32C_H

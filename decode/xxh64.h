@@ -1,7 +1,6 @@
 /* xxh64.h - XXH64 (the xxHash specification, "XXH64 algorithm"), seed 0.
- * One copy for the zstd decoder (a frame's Content_Checksum is its low 32
- * bits) and for the payload check of the boot stub and the packer
- * (include/bzpack_format.h, payload_xxh64).
+ * The zstd decoder's (a frame's Content_Checksum is its low 32 bits); the
+ * payload check is XXH3-64 (decode/xxh3.h).
  *
  * Streaming over contiguous memory: the caller hashes whole 32-byte
  * stripes as its data grows (xxh_update, e.g. a block at a time while the
@@ -36,16 +35,11 @@ static ALWAYS_INLINE uint64_t xxh_lane(uint64_t acc, uint64_t lane)
 
 /* On i686 a 64-bit multiply is three 32-bit ones and some adds: the round
  * is kept out of line there, where code size counts more (the 32-bit zstd
- * stub's budget).  An includer that wants the speed of the stripe loop
- * instead (the stub's payload check) defines XXH_STRIPE_ROUND as xxh_lane
- * first; the tail and the merges stay out of line. */
+ * stub's budget). */
 #if defined(__i386__)
 #define XXH_INLINE NOINLINE
 #else
 #define XXH_INLINE ALWAYS_INLINE
-#endif
-#ifndef XXH_STRIPE_ROUND
-#define XXH_STRIPE_ROUND xxh_round
 #endif
 
 static XXH_INLINE uint64_t xxh_round(uint64_t acc, uint64_t lane)
@@ -85,10 +79,10 @@ static MAYBE_UNUSED void xxh_update(struct xxh *h, const uint8_t *end)
 	if ((size_t)(end - p) >= XXH_STRIPE) {
 		const uint8_t *last = end - XXH_STRIPE;
 		do {
-			v1 = XXH_STRIPE_ROUND(v1, load_le64(p));
-			v2 = XXH_STRIPE_ROUND(v2, load_le64(p + 8));
-			v3 = XXH_STRIPE_ROUND(v3, load_le64(p + 16));
-			v4 = XXH_STRIPE_ROUND(v4, load_le64(p + 24));
+			v1 = xxh_round(v1, load_le64(p));
+			v2 = xxh_round(v2, load_le64(p + 8));
+			v3 = xxh_round(v3, load_le64(p + 16));
+			v4 = xxh_round(v4, load_le64(p + 24));
 			p += XXH_STRIPE;
 		} while (p <= last);
 	}

@@ -336,14 +336,16 @@ _Static_assert(__builtin_offsetof(struct boot_params, e820_table) == 0x2d0, "e82
  *   R + init_size
  */
 #define BZPACK_MAGIC            0x4b505a42u /* "BZPK" */
-#define BZPACK_FORMAT_VERSION   6       /* 2: header_crc covers the whole header, setup_crc added;
+#define BZPACK_FORMAT_VERSION   7       /* 2: header_crc covers the whole header, setup_crc added;
 					   3: scratch_offset from the load address (was an address);
 					   4: the relocation table: relocs_*, virt_addr, out_align;
 					   5: in place: offsets from the run base, inplace_offset;
 					   6: payload_xxh64, relocs_xxh64 (the stub's checks without
 					      SSE4.2); the ELF record after the payload: elf_size,
 					      elf_crc; flags (the x86 filter);
-					      embedded initrd, osrel, uname, cmdline sections */
+					      embedded initrd, osrel, uname, cmdline sections;
+					   7: payload_xxh3, relocs_xxh3 (XXH3-64 in place of
+					      XXH64: SSE2 lanes, cheap in 32-bit mode too) */
 
 /* Codec ids, from decode/codecs.def: BZPACK_CODEC_<ident>. */
 enum bzpack_codec {
@@ -411,11 +413,11 @@ struct bzpack_header {
 	uint32_t inplace_offset;        /* 0x5c: from the run base: where a payload that must move
 					   goes, its end at most scratch_offset */
 	uint32_t setup_crc;             /* 0x60: setup_header_crc() of the setup_header as packed */
-	uint64_t payload_xxh64;         /* 0x64: XXH64 (seed 0) of the payload: checked instead
-					   of payload_crc on a CPU without SSE4.2 (README,
-					   "Integrity") */
-	uint64_t relocs_xxh64;          /* 0x6c: XXH64 of the decompressed table, checked instead
-					   of relocs_crc without SSE4.2; 0 without a table */
+	uint64_t payload_xxh3;          /* 0x64: XXH3-64 (seed 0, default secret) of the payload:
+					   checked instead of payload_crc on a CPU without
+					   SSE4.2 (README, "Integrity") */
+	uint64_t relocs_xxh3;           /* 0x6c: XXH3-64 of the decompressed table, checked
+					   instead of relocs_crc without SSE4.2; 0 without a table */
 	uint32_t elf_size;              /* 0x74: the ELF record right after the payload (bzpack_elf.h) */
 	uint32_t elf_crc;               /* 0x78: CRC32C of its bytes */
 	uint32_t flags;                 /* 0x7c: BZPACK_FLAG_*: how the payload was prepared; a
@@ -445,7 +447,7 @@ struct bzpack_header {
 #define BZPACK_FLAG_INITRD_ALWAYS 0x4u
 /* FRAMES: the payload is a frame table (struct bzpack_frames) followed by
  * the frames it lists, each a complete stream of the codec that decodes
- * on its own to its range of the output; payload_crc and payload_xxh64
+ * on its own to its range of the output; payload_crc and payload_xxh3
  * then cover the table only, and each frame carries its own checksums,
  * which the CPU that decodes it verifies.  Without it the payload is one
  * stream, exactly as before frames existed.  Only the -frames stubs carry
@@ -462,8 +464,8 @@ _Static_assert(sizeof(struct bzpack_header) == BZPACK_HEADER_SIZE, "bzpack_heade
 _Static_assert(__builtin_offsetof(struct bzpack_header, scratch_offset) == 0x28, "scratch_offset");
 _Static_assert(__builtin_offsetof(struct bzpack_header, kernel_info) == 0x38, "kernel_info");
 _Static_assert(__builtin_offsetof(struct bzpack_header, setup_crc) == 0x60, "setup_crc");
-_Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh64) == 0x64, "payload_xxh64");
-_Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh64) == 0x6c, "relocs_xxh64");
+_Static_assert(__builtin_offsetof(struct bzpack_header, payload_xxh3) == 0x64, "payload_xxh3");
+_Static_assert(__builtin_offsetof(struct bzpack_header, relocs_xxh3) == 0x6c, "relocs_xxh3");
 _Static_assert(__builtin_offsetof(struct bzpack_header, elf_size) == 0x74, "elf_size");
 _Static_assert(__builtin_offsetof(struct bzpack_header, flags) == 0x7c, "flags");
 _Static_assert(__builtin_offsetof(struct bzpack_header, initrd) == 0x80, "initrd");
@@ -492,7 +494,7 @@ struct bzpack_frame {
 	uint32_t out_size;              /* 0x0c: decompressed bytes */
 	uint32_t crc;                   /* 0x10: CRC32C of the compressed bytes */
 	uint32_t reserved;              /* 0x14: 0 */
-	uint64_t xxh64;                 /* 0x18: their XXH64, checked instead without SSE4.2 */
+	uint64_t xxh3;                  /* 0x18: their XXH3-64, checked instead without SSE4.2 */
 } __attribute__((packed));
 
 struct bzpack_frames {

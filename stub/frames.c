@@ -36,7 +36,8 @@ void frames_work(struct frames_job *job, unsigned cpu)
 		uint64_t t0 = read_tsc();
 		uint8_t status = FRAME_BAD_CHECKSUM;
 
-		if (stub_checksum_ok(job->crc, in, f->in_size, f->crc, f->xxh64)) {
+		const char *check;
+		if (!stub_checksum_bad(job->crc, in, f->in_size, f->crc, f->xxh3, &check)) {
 			uint64_t t1 = read_tsc();
 			job->verify_cycles[i] = t1 - t0;
 			enum decode_status s = stub_decode(in, f->in_size, job->out + f->out_offset, f->out_size,
@@ -66,7 +67,7 @@ const char *frames_run(struct frames_job *job, const char **detail)
 	for (unsigned i = 0; i < job->count; i++) {
 		uint8_t s = job->status[i];
 		if (s == FRAME_BAD_CHECKSUM)
-			return job->crc->hw ? "frame checksum mismatch (CRC32C)" : "frame checksum mismatch (XXH64)";
+			return job->crc->hw ? "frame checksum mismatch (CRC32C)" : "frame checksum mismatch (XXH3)";
 		if (s != FRAME_OK) {
 			*detail = decode_status_name((enum decode_status)(s - FRAME_DECODE_FAILED));
 			return "decompression of a frame failed: ";

@@ -36,6 +36,10 @@ CPUID_EXT_FEATURES      equ 0x80000001
 CPUID_EDX_LM            equ 29
 PAGE_TABLE_DWORDS       equ BZPACK_SCRATCH_TABLES_END / 4
 CR4_LA57                equ 1 << 12
+CR0_MP                  equ 1 << 1          ; WAIT/FWAIT honour TS
+CR0_EM                  equ 1 << 2          ; x87/SSE emulation: must be off
+CR0_TS                  equ 1 << 3          ; task switched: SSE would fault
+CR4_OSFXSR              equ 1 << 9          ; the OS saves SSE state: SSE allowed
 
 ; BUILD_IDENTITY_MAP: PML4, PDPT and four page directories at WBP (the
 ; scratch) mapping 0-4 GiB onto itself with 2 MiB pages (the spare page
@@ -236,6 +240,18 @@ start_64:
         mov     ebx, ebx                    ;
         mov     esp, esp                    ;
 .common:
+        ; SSE on for the payload check's XXH3 lanes (decode/xxh3.c, the
+        ; one 64-bit stub object built with SSE2): every long-mode CPU
+        ; has SSE2, but the boot protocol promises nothing of CR0's FPU
+        ; bits or CR4.  The kernel sets both itself (secondary_startup_64
+        ; loads CR0_STATE and builds CR4 anew), so nothing is undone.
+        mov     rax, cr0                    ;
+        and     rax, ~(CR0_EM | CR0_TS)     ;
+        or      rax, CR0_MP                 ;
+        mov     cr0, rax                    ;
+        mov     rax, cr4                    ;
+        or      rax, CR4_OSFXSR             ;
+        mov     cr4, rax                    ;
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)

@@ -15,7 +15,7 @@
  *      and the payload moves to the in-place offset the packer found by
  *      simulating this very decode, close behind the output's end;
  *   4. verify the payload: its CRC32C with the crc32 instruction (SSE4.2),
- *      else its XXH64, whichever checksum this CPU computes cheaper;
+ *      else its XXH3-64, whichever checksum this CPU computes cheaper;
  *   5. decompress straight to where the kernel runs, exactly out_size, the
  *      decoder's tables and state in the workspace the packer reserved
  *      right after our scratch;
@@ -31,11 +31,7 @@
 #include "crc32c.h"
 #include "mem.h"
 #include "stub.h"
-/* The payload check is the stub's one pass over every payload byte: the
- * XXH64 stripe loop's round inlined on i686 too (2.72 instructions a byte
- * against 5.0 out of line, measured under -icount on testkern32). */
-#define XXH_STRIPE_ROUND xxh_lane
-#include "xxh64.h"
+#include "xxh3.h"
 
 #define LOW_MEMORY_END 0x100000u /* the kernel may not live below 1 MiB */
 
@@ -95,17 +91,20 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
 
 /* The packer stores two checksums of the payload and of the relocation
  * table, all covered by header_crc, and one that matches is enough: the
- * one this CPU computes cheaper.  With SSE4.2 the CRC32C, with the crc32
+ * one this CPU computes cheaper, decided here alone, from crc->hw
+ * (crc32c_init's CPUID probe).  With SSE4.2 the CRC32C, with the crc32
  * instruction (0.15 instructions a byte in 64-bit mode, 0.27 in 32-bit
- * mode); without it XXH64, against the CRC32C tables' 3.25-3.5: 0.72 in
- * 64-bit mode, 2.72 in 32-bit mode, where each 64-bit multiply takes
- * three 32-bit ones (measured under -icount: README, "Integrity"). */
-int stub_checksum_ok(const struct crc32c_table *crc, const uint8_t *p, uint32_t len, uint32_t want_crc,
-		     uint64_t want_xxh64)
+ * mode); without it XXH3-64 in SSE2 lanes (README, "Integrity", has the
+ * measured costs).  Returns 0 when the checksum holds, else the
+ * mismatch's "(NAME)" for the error line; *check names it for the
+ * report line. */
+const char *stub_checksum_bad(const struct crc32c_table *crc, const uint8_t *p, uint32_t len,
+			      uint32_t want_crc, uint64_t want_xxh3, const char **check)
 {
+	*check = crc->hw ? "crc32c-hw" : "xxh3";
 	if (crc->hw)
-		return crc32c_update(crc, 0, p, len) == want_crc;
-	return xxh64(p, len) == want_xxh64;
+		return crc32c_update(crc, 0, p, len) == want_crc ? 0 : "(CRC32C)";
+	return xxh3_64(p, len) == want_xxh3 ? 0 : "(XXH3)";
 }
 
 /* The table at the end of the output: its checksum, then every entry, and
@@ -119,9 +118,11 @@ static const char *relocate(const struct bzpack_header *hdr, uint8_t *kernel, ui
 
 	if (!hdr->relocs_size)
 		return 0;
-	if (!stub_checksum_ok(crc, table, hdr->relocs_size, hdr->relocs_crc, hdr->relocs_xxh64))
-		return crc->hw ? "relocation table checksum mismatch (CRC32C)" :
-				 "relocation table checksum mismatch (XXH64)";
+	const char *check, *bad = stub_checksum_bad(crc, table, hdr->relocs_size, hdr->relocs_crc, hdr->relocs_xxh3, &check);
+	if (bad) {
+		*detail = bad;
+		return "relocation table checksum mismatch ";
+	}
 	enum relocs_status s = relocs_walk(kernel, size, table, hdr->relocs_size, hdr->bits, hdr->virt_addr, delta, 0);
 	if (s != RELOCS_OK) {
 		*detail = relocs_status_name(s);
@@ -237,8 +238,13 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 				  .parallel = !in_place };
 	uint32_t table_size = bzpack_frames_size(payload, hdr->payload_size);
 
-	if (!table_size || !stub_checksum_ok(crc, payload, table_size, hdr->payload_crc, hdr->payload_xxh64))
-		return crc->hw ? "frame table checksum mismatch (CRC32C)" : "frame table checksum mismatch (XXH64)";
+	if (!table_size)
+		return "frame table checksum mismatch ";
+	const char *bad = stub_checksum_bad(crc, payload, table_size, hdr->payload_crc, hdr->payload_xxh3, &t->check);
+	if (bad) {
+		*detail = bad;
+		return "frame table checksum mismatch ";
+	}
 	const char *why = bzpack_frames_check(payload, hdr->payload_size, hdr->out_size);
 	if (why)
 		return why;
@@ -266,7 +272,6 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 			int in_place, struct stub_times *t, const char **detail)
 {
 	*detail = "";
-	t->check = crc->hw ? "crc32c-hw" : "xxh64";
 	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {
 		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, t, detail);
 		if (why)
@@ -274,8 +279,12 @@ const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_tab
 	} else {
 		/* 4. */
 		uint64_t t1 = read_tsc();
-		if (!stub_checksum_ok(crc, payload, hdr->payload_size, hdr->payload_crc, hdr->payload_xxh64))
-			return crc->hw ? "payload checksum mismatch (CRC32C)" : "payload checksum mismatch (XXH64)";
+		const char *bad = stub_checksum_bad(crc, payload, hdr->payload_size, hdr->payload_crc,
+						    hdr->payload_xxh3, &t->check);
+		if (bad) {
+			*detail = bad;
+			return "payload checksum mismatch ";
+		}
 		uint64_t t2 = read_tsc();
 		enum decode_status status = stub_decode(payload, hdr->payload_size, out, hdr->out_size, workspace);
 		uint64_t t3 = read_tsc();

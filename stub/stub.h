@@ -34,10 +34,11 @@ enum decode_status stub_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
 			       void *workspace);
 
 /* main.c: the payload's, a frame's or the relocation table's checksum:
- * the CRC32C with the crc32 instruction, else the XXH64 (whichever this
- * CPU computes cheaper); 1 if it matches. */
-int stub_checksum_ok(const struct crc32c_table *crc, const uint8_t *p, uint32_t len, uint32_t want_crc,
-		     uint64_t want_xxh64);
+ * the CRC32C with the crc32 instruction, else the XXH3 (whichever this
+ * CPU computes cheaper); 0 if it matches, else "(CRC32C)" or "(XXH3)" for
+ * the error line.  *check names the one it ran, for the report line. */
+const char *stub_checksum_bad(const struct crc32c_table *crc, const uint8_t *p, uint32_t len,
+			      uint32_t want_crc, uint64_t want_xxh3, const char **check);
 
 /* frames.c: a framed payload (BZPACK_FLAG_FRAMES), decoded by as many
  * CPUs as call frames_work().  The boot CPU fills a job, then calls
@@ -83,7 +84,7 @@ struct crc32c_table;
 struct stub_times {
 	uint64_t start;         /* rdtsc at the first instruction we know of */
 	uint64_t move, verify, decompress; /* cycles of each phase */
-	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh64 */
+	const char *check;      /* the payload checksum the verify ran: crc32c-hw or xxh3 */
 	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
 	const struct initrd_unpack *unpack; /* -initrd stubs: what became of the initrd; NULL: not tried */
 	unsigned frames, cpus;  /* frames in the payload (1: one stream), CPUs that decoded them */

@@ -32,7 +32,7 @@ stub_suffix     = $(if $(call stub_features,$(1)),-$(1))
 stub_kind_flags = '(0$(foreach f,$(call stub_features,$(1)),|$(STUB_FEATURE_FLAG_$(f))))'
 # STUB_KIND_OBJS kind bits
 STUB_KIND_OBJS = $(addprefix $(B)/stub/$(2)/,main$(call stub_suffix,$(1)).o memory.o kaslr.o initrd.o serial.o \
-	string.o decode/crc32c.o $(foreach f,$(call stub_features,$(1)),$(STUB_FEATURE_OBJS_$(f))))
+	string.o decode/crc32c.o decode/xxh3.o $(foreach f,$(call stub_features,$(1)),$(STUB_FEATURE_OBJS_$(f))))
 # STUB_CODEC_OBJS codec bits kind: the codec's glue and decoder, and in an
 # initrd kind the initrd formats' decoders too.
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
@@ -50,13 +50,18 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 # and the initrd unpacker's walk (initrd_unpack.c).  -Oz (GCC 12) is -Os
 # and fewer bytes per constant and call; switch statements as compares,
 # not tables of PIC offsets.  What the decompress and verify phases run
-# stays -O2: the decoders, the CRC, the mem* functions and stub/codec.c's
-# stub_decode.
+# stays -O2: the decoders, the payload checksums (decode/crc32c.c,
+# decode/xxh3.c), the mem* functions and stub/codec.c's stub_decode.
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
 STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,$(foreach k,$(STUB_KINDS),main$(call stub_suffix,$(k)).o) \
 	frames.o initrd_unpack.o memory.o kaslr.o initrd.o serial.o)) \
 	$(B)/stub/64/efi.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
+# XXH3's lanes are SSE2 vectors.  The 32-bit stub is all -msse2 already;
+# the 64-bit one keeps to the general registers but here: long mode
+# implies SSE2, and stub/head_64.asm enables it before any C runs (UEFI
+# firmware runs with it enabled).
+$(B)/stub/64/decode/xxh3.o: STUB_CFLAGS_64 := $(filter-out -mgeneral-regs-only,$(STUB_CFLAGS_64)) -msse2
 
 STUB_BINS := $(B)/stub/setup.bin $(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),\
 	$(B)/stub/$(c)$(call stub_suffix,$(k))-$(w).bin)))

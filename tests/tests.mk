@@ -15,6 +15,8 @@
 #   crc32c    the check value, SSE4.2 path against the tables
 #   xxh64     decode/xxh64.h: published values, then against libxxhash
 #             (native and ASan: no i386 libxxhash in ci/deps.sh)
+#   xxh3      decode/xxh3.c against libxxhash's XXH3_64bits; -m32 (built
+#             -msse2, as the 32-bit stub is) against a digest of its values
 #   lzo       decode/lzo_decode.c and lzo_rle_decode.c against liblzo2, and
 #             our LZO-RLE compressor (tests/test_lzo.c)
 #   gzip      decode/gzip_decode.c against libdeflate and zlib
@@ -123,6 +125,14 @@ TEST_SRCS_xxh64     := tests/test_xxh64.c
 TEST_LIBS_xxh64     := -lxxhash
 TEST_VARIANTS_xxh64 := native asan
 
+TEST_SRCS_xxh3          := tests/test_xxh3.c decode/xxh3.c
+TEST_LIBS_xxh3          := -lxxhash
+TEST_LIBS_xxh3_m32      :=
+TEST_LIBS_xxh3_m32_asan :=
+TEST_VARIANTS_xxh3      := $(TEST_VARIANTS)
+# The 32-bit stub's XXH3 is its SSE2 loop (STUB_CFLAGS_32 has -msse2).
+$(B)/tests/obj/m32/decode/xxh3.o $(B)/tests/obj/m32_asan/decode/xxh3.o: HOST_CFLAGS += -msse2
+
 # The packer's codec table with every codec's compressor glue and decoder:
 # a codec added to decode/codecs.def is in this test with no edit here.
 TEST_SRCS_codecs     := tests/test_codecs.c $(CODEC_TABLE_SRCS) tools/compress/inplace.c tools/compress/frames.c \
@@ -182,7 +192,7 @@ TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),$(
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := reference lz4 crc32c xxh64 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32c xxh64 xxh3 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
 
 # TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
 # TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.

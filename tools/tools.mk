@@ -20,8 +20,8 @@ CODEC_TABLE_SRCS := tools/compress/codecs.c tools/packer/util.c $(wildcard tools
 BENCH_CMD_SRCS := $(filter-out tools/bench/bench_native.c tools/bench/bench_seed.c tools/bench/vcpu_icount.c,$(wildcard tools/bench/*.c))
 
 # The packer: its own sources, the codecs, `bzpack bench`, and the
-# decoders and CRC the stub runs (decode/).
-BZPACK_SRCS := $(wildcard tools/packer/*.c tools/compress/*.c) $(BENCH_CMD_SRCS) decode/crc32c.c \
+# decoders and checksums the stub runs (decode/).
+BZPACK_SRCS := $(wildcard tools/packer/*.c tools/compress/*.c) $(BENCH_CMD_SRCS) decode/crc32c.c decode/xxh3.c \
 	$(foreach c,$(CODECS),$(call CODEC_SRCS,$(c)))
 BZPACK_OBJS := $(patsubst %.c,$(B)/host/%.o,$(BZPACK_SRCS)) $(B)/host/stubs_blob.o
 

@@ -94,7 +94,7 @@ done
 
 # On a CPU with SSE4.2 the payload check is the CRC32C with the crc32
 # instruction: the same image boots, and verify= drops well below the
-# XXH64 path's (ci/test-verify.sh checks both paths refuse damage).
+# XXH3 path's (ci/test-verify.sh checks both paths refuse damage).
 for bits in 32 64; do
 	log=$T/testkern$bits-lz4-cpumax.log
 	name="boot testkern$bits lz4 with -cpu max (crc32 instruction)"

@@ -10,7 +10,7 @@
 # The damage falls in regions, each with the outcomes it allows:
 #
 #   payload                 bit flips anywhere in the payload: covered by
-#                           payload_crc and payload_xxh64 (the stub checks
+#                           payload_crc and payload_xxh3 (the stub checks
 #                           one, by its CPU: ci/test-verify.sh boots both
 #                           paths), so "bzpack: error:" only
 #   bzpack_header           bit flips in the bzpack_header (at payload_offset

@@ -106,7 +106,7 @@ fi
 #              size 16 more), and frame 0 ends there too; the table's
 #              CRC32C (payload_crc) and header_crc recomputed, so that only
 #              the tiling check can catch it (boot with -cpu max: the stub
-#              then reads the CRC32C, not the XXH64 left stale)
+#              then reads the CRC32C, not the XXH3 left stale)
 fr_edit() {
 	python3 - "$1" "$2" "$3" "$SETUP_HDR_setup_sects" "$SETUP_HDR_payload_offset" \
 		"$BZPACK_HEADER_SIZE" "$BZHDR_payload_crc" "$BZHDR_header_crc" <<'EOF'
@@ -151,7 +151,7 @@ for fr_bits in 32 64; do
 		fi
 		if [ $fr_what = flip ]; then
 			boot "$fr_name" 100 "$fr_img" "$fr_log" -t 60 || continue
-			fr_no_kernel "$fr_name stops" "$fr_log" "frame checksum mismatch \(XXH64\)"
+			fr_no_kernel "$fr_name stops" "$fr_log" "frame checksum mismatch \(XXH3\)"
 			fr_st=0; $BZPACK --info "$fr_img" > "$fr_log.info" 2>&1 || fr_st=$?
 			check "$fr_name: --info exits 1 and names frame 1 (exit $fr_st)" \
 				test $fr_st = 1 -a -n "$(grep 'frame 1: checksum mismatch' "$fr_log.info")"

@@ -114,7 +114,7 @@ if [ -s "$img" ]; then
 	}
 	cp "$img" "$INFO_DIR/payload.img"; flip "$INFO_DIR/payload.img" $((so + po + 200))
 	info_case "--info --json: payload damaged: both checksums listed" "$INFO_DIR/payload.img" 1 \
-		"bzpack payload: checksum mismatch" "bzpack payload: checksum mismatch (XXH64)"
+		"bzpack payload: checksum mismatch" "bzpack payload: checksum mismatch (XXH3)"
 	cp "$img" "$INFO_DIR/two.img"
 	flip "$INFO_DIR/two.img" $((hdr + BZHDR_out_size + 1))
 	flip "$INFO_DIR/two.img" $((SETUP_HDR_init_size + 1))

@@ -216,13 +216,13 @@ table_at=$((payload_at + out_size - relocs_size))
 # checked, right after the first zero terminator, points below the kernel).
 damage() {
 	python3 - "$@" "$hdr_at" "$payload_at" "$table_at" "$relocs_size" "$out_size" \
-		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh64" "$BZHDR_payload_crc" "$BZHDR_payload_xxh64" \
+		"$BZHDR_relocs_crc" "$BZHDR_relocs_xxh3" "$BZHDR_payload_crc" "$BZHDR_payload_xxh3" \
 		"$BZHDR_header_crc" <<'EOF'
 import struct, sys
 sys.path.insert(0, "ci")
-from checksums import crc32c as crc, xxh64
+from checksums import crc32c as crc, xxh3
 src, dst, what, reseal = sys.argv[1:5]
-(hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh64, o_payload, o_xxh64,
+(hdr, payload, table, relocs_size, out_size, o_relocs, o_relocs_xxh3, o_payload, o_xxh3,
  o_header) = map(int, sys.argv[5:])
 d = bytearray(open(src, "rb").read())
 if what.startswith("flip:"):
@@ -231,10 +231,10 @@ else:                                   # the first word is a terminator; the ne
     struct.pack_into("<I", d, table + 4, 0x1000)
 if reseal == "all":
     struct.pack_into("<I", d, hdr + o_relocs, crc(d[table:table + relocs_size]))
-    struct.pack_into("<Q", d, hdr + o_relocs_xxh64, xxh64(bytes(d[table:table + relocs_size])))
+    struct.pack_into("<Q", d, hdr + o_relocs_xxh3, xxh3(d[table:table + relocs_size]))
 if reseal in ("all", "payload"):
     struct.pack_into("<I", d, hdr + o_payload, crc(d[payload:payload + out_size]))
-    struct.pack_into("<Q", d, hdr + o_xxh64, xxh64(bytes(d[payload:payload + out_size])))
+    struct.pack_into("<Q", d, hdr + o_xxh3, xxh3(d[payload:payload + out_size]))
     struct.pack_into("<I", d, hdr + o_header, crc(d[hdr:hdr + o_header]))
 open(dst, "wb").write(d)
 EOF

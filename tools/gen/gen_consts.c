@@ -65,7 +65,7 @@ static const struct constant constants[] = {
 	BZ(payload_crc), BZ(out_addr), BZ(out_size), BZ(zero_size), BZ(entry),
 	BZ(scratch_offset), BZ(scratch_offset_check), BZ(init_size), BZ(workspace_size),
 	BZ(kernel_info), BZ(relocs_size), BZ(relocs_crc), BZ(virt_addr), BZ(out_align),
-	BZ(inplace_offset), BZ(setup_crc), BZ(payload_xxh64), BZ(relocs_xxh64), BZ(elf_size), BZ(elf_crc), BZ(flags),
+	BZ(inplace_offset), BZ(setup_crc), BZ(payload_xxh3), BZ(relocs_xxh3), BZ(elf_size), BZ(elf_crc), BZ(flags),
 	BZ(initrd), BZ(osrel), BZ(uname), BZ(cmdline), BZ(header_crc),
 	/* which setup_header fields setup_crc covers, for the scripts that
 	 * judge damage */

@@ -20,7 +20,7 @@
 
 #include "codecs.h"
 #include "crc32c.h"
-#include "xxh64.h"
+#include "xxh3.h"
 #include "decode.h"
 #include "frames.h"
 #include "info_out.h"
@@ -137,7 +137,7 @@ static const uint8_t *our_header(const struct buffer *f, const struct bzimage_in
 }
 
 /* A second line, not the CRC32C one: --info tells which check failed. */
-#define XXH64_MISMATCH "bzpack payload: checksum mismatch (XXH64)"
+#define XXH3_MISMATCH "bzpack payload: checksum mismatch (XXH3)"
 
 /* The ELF record after the payload (bzpack_elf.h), which the stub never
  * reads: its CRC and that it describes this kernel's header. */
@@ -235,7 +235,7 @@ static void check_embedded(const uint8_t *prot, struct bzimage_info *info, struc
 
 /* A framed payload's table, its checksum held: that it tiles the payload
  * and the kernel, and every frame's own checksums, as the stub checks
- * them (each frame's CRC32C or XXH64, by its CPU: here both). */
+ * them (each frame's CRC32C or XXH3, by its CPU: here both). */
 static int check_frames(const uint8_t *payload, const struct bzpack_header *h, struct bzimage_info *info,
 			struct error *err, const struct crc32c_table *crc)
 {
@@ -248,7 +248,7 @@ static int check_frames(const uint8_t *payload, const struct bzpack_header *h, s
 	for (unsigned i = 0; i < info->frames; i++) {
 		const struct bzpack_frame *f = &info->frame[i];
 		if (f->crc != crc32c_update(crc, 0, payload + f->in_offset, f->in_size) ||
-		    f->xxh64 != xxh64(payload + f->in_offset, f->in_size))
+		    f->xxh3 != xxh3_64(payload + f->in_offset, f->in_size))
 			failed(info, err, "bzpack payload: frame %u: checksum mismatch", i);
 	}
 	return info->nfailed ? -1 : 0;
@@ -318,8 +318,8 @@ static int read_ours(const uint8_t *raw, const uint8_t *payload, uint64_t after_
 	if (h->payload_size <= info->payload_length && h->payload_crc != crc32c_update(&crc, 0, payload, checked))
 		failed(info, err, "bzpack payload: checksum mismatch");
 	/* Both checksums: the stub checks one or the other, by its CPU. */
-	if (h->payload_size <= info->payload_length && h->payload_xxh64 != xxh64(payload, checked))
-		failed(info, err, XXH64_MISMATCH);
+	if (h->payload_size <= info->payload_length && h->payload_xxh3 != xxh3_64(payload, checked))
+		failed(info, err, XXH3_MISMATCH);
 	if (info->nfailed)
 		return -1;
 	if (framed && check_frames(payload, h, info, err, &crc) < 0)
@@ -556,7 +556,7 @@ static void print_frames(struct info_out *o, const struct bzimage_info *i)
 		info_end(o);
 		return;
 	}
-	info_num(o, "frames", "%llu, each a stream of its own with its own CRC32C and XXH64 (verified and "
+	info_num(o, "frames", "%llu, each a stream of its own with its own CRC32C and XXH3 (verified and "
 		 "decoded by the CPU that takes it; in place one after the other)", (unsigned long long)i->frames);
 	info_end(o);
 	for (unsigned n = 0; n < i->frames; n++) {
@@ -721,7 +721,7 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 			info_num(o, "relocs_size", "%llu bytes", (unsigned long long)h->relocs_size);
 			info_num(o, "relocs_crc", ", CRC32C 0x%08llx", (unsigned long long)h->relocs_crc);
 			info_num(o, "virt_addr", ", virtual address 0x%llx", (unsigned long long)h->virt_addr);
-			info_num(o, "relocs_xxh64", ", XXH64 0x%016llx", (unsigned long long)h->relocs_xxh64);
+			info_num(o, "relocs_xxh3", ", XXH3 0x%016llx", (unsigned long long)h->relocs_xxh3);
 		} else {
 			info_text(o, "none: the kernel cannot move");
 			info_field_num(o, "relocs_size", 0);
@@ -743,12 +743,12 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_text(o, " + header %d)", BZPACK_HEADER_SIZE);
 		info_end(o);
 		/* Each CRC is "ok" only when its check ran and held. */
-		int header_ok = 1, setup_ok = 1, payload_bad = 0, xxh64_bad = 0;
+		int header_ok = 1, setup_ok = 1, payload_bad = 0, xxh3_bad = 0;
 		for (unsigned n = 0; n < i->nfailed; n++) {
 			header_ok &= strcmp(i->failed[n], "bzpack header: checksum mismatch") != 0;
 			setup_ok &= strncmp(i->failed[n], "setup header fields changed", 27) != 0;
 			payload_bad |= strcmp(i->failed[n], "bzpack payload: checksum mismatch") == 0;
-			xxh64_bad |= strcmp(i->failed[n], XXH64_MISMATCH) == 0;
+			xxh3_bad |= strcmp(i->failed[n], XXH3_MISMATCH) == 0;
 		}
 		info_begin(o, "checksums");
 		info_num(o, "header_crc", "CRC32C bzpack header 0x%08llx", (unsigned long long)h->header_crc);
@@ -757,8 +757,8 @@ void bzimage_print_info(struct info_out *o, const struct bzimage_info *i)
 		info_str(o, "setup_crc_check", " %s", setup_ok ? "ok" : "MISMATCH");
 		info_num(o, "payload_crc", ", payload 0x%08llx", (unsigned long long)h->payload_crc);
 		info_str(o, "payload_crc_check", " %s", i->decompressed ? "ok" : payload_bad ? "MISMATCH" : "not checked");
-		info_num(o, "payload_xxh64", ", XXH64 payload 0x%016llx", (unsigned long long)h->payload_xxh64);
-		info_str(o, "payload_xxh64_check", " %s", i->decompressed ? "ok" : xxh64_bad ? "MISMATCH" : "not checked");
+		info_num(o, "payload_xxh3", ", XXH3 payload 0x%016llx", (unsigned long long)h->payload_xxh3);
+		info_str(o, "payload_xxh3_check", " %s", i->decompressed ? "ok" : xxh3_bad ? "MISMATCH" : "not checked");
 		if (h->flags & BZPACK_FLAG_FRAMES)
 			info_text(o, " (of the frame table)");
 		info_end(o);

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
-#include "xxh64.h"
+#include "xxh3.h"
 
 #define FRAME_ALIGN 4096        /* frames start on pages of the kernel */
 
@@ -73,7 +73,7 @@ static int lay_out(const struct work *w, struct buffer *out, struct error *err)
 		struct bzpack_frame f = {
 			.in_offset = (uint32_t)at, .in_size = (uint32_t)b->size, .out_offset = (uint32_t)out_at,
 			.out_size = (uint32_t)(w->in->size - out_at < w->piece ? w->in->size - out_at : w->piece),
-			.crc = crc32c_update(&crc, 0, b->data, b->size), .xxh64 = xxh64(b->data, b->size),
+			.crc = crc32c_update(&crc, 0, b->data, b->size), .xxh3 = xxh3_64(b->data, b->size),
 		};
 		memcpy(out->data + sizeof(head) + i * sizeof(f), &f, sizeof(f));
 		memcpy(out->data + at, b->data, b->size);

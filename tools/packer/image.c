@@ -25,7 +25,7 @@
 #include "codecs.h"
 #include "crc32c.h"
 #include "decode.h"
-#include "xxh64.h"
+#include "xxh3.h"
 #include "inplace.h"
 #include "pe.h"
 #include "sbat.h"
@@ -204,11 +204,11 @@ static void fill_bzpack_header(struct bzpack_header *h, const struct kernel *k, 
 	 * frame's own. */
 	size_t checked = l->frames > 1 ? bzpack_frames_size(payload->data, (uint32_t)payload->size) : payload->size;
 	h->payload_crc = crc32c_update(&crc, 0, payload->data, checked);
-	h->payload_xxh64 = xxh64(payload->data, checked);
+	h->payload_xxh3 = xxh3_64(payload->data, checked);
 	h->out_addr = (uint32_t)k->addr;
 	h->relocs_size = (uint32_t)k->relocs_size;
 	h->relocs_crc = crc32c_update(&crc, 0, k->blob.data + kernel_size(k), k->relocs_size);
-	h->relocs_xxh64 = k->relocs_size ? xxh64(k->blob.data + kernel_size(k), k->relocs_size) : 0;
+	h->relocs_xxh3 = k->relocs_size ? xxh3_64(k->blob.data + kernel_size(k), k->relocs_size) : 0;
 	h->virt_addr = k->virt_addr;
 	h->out_align = (uint32_t)(k->relocs_size ? k->align : 0);
 	h->out_size = (uint32_t)k->blob.size;
