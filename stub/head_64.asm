@@ -236,6 +236,7 @@ start_64:
         mov     ebx, ebx                    ;
         mov     esp, esp                    ;
 .common:
+        ENABLE_SSE                          ; decode/crc32.h's PCLMULQDQ path
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)
