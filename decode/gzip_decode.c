@@ -631,7 +631,7 @@ struct inflate {
 #endif
 /* The same copy keeps to the table CRC, so that where the CPU has
  * PCLMULQDQ both CRC paths meet every stream the tests make. */
-#define CRC_CLMUL()       (FAST_LOOP && crc32_have_clmul())
+#define CRC_CLMUL()       (FAST_LOOP ? crc32_have_clmul() : CRC32_TABLES_ONLY)
 
 /* Fast loop: looks up the literal/length entry for the next bits and
  * drops its bits at once (saved keeps them for the extra bits), without
@@ -1211,13 +1211,13 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 		if ((size_t)(z.out - z.crc_done) >= CRC_STRIDE) {
 			const size_t k = (size_t)(z.out - z.crc_done) / CRC_STRIDE * CRC_STRIDE;
 
-			z.crc = clmul ? crc32_update_clmul(ws->crc, z.crc, z.crc_done, k) :
+			z.crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, k) :
 				crc32_strides(ws->crc, ws->crc_shift, ws->crc_zero_shift, z.crc, z.crc_done, k);
 			z.crc_done += k;
 		}
 	} while (!(hdr & 1));
-	crc = (clmul ? crc32_update_clmul : crc32_update)(ws->crc, z.crc, z.crc_done,
-							   (size_t)(z.out - z.crc_done));
+	crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done)) :
+		crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
 
 	if (z.out != z.out_end)
 		return DECODE_SHORT_OUTPUT;
