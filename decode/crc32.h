@@ -10,6 +10,7 @@
 #ifndef CRC32_H
 #define CRC32_H
 
+#include <cpuid.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,180 @@ static uint32_t crc32_update(const uint32_t t[8][256], uint32_t c, const uint8_t
 	for (; n; n--)
 		c = (c >> 8) ^ t[0][(c ^ *p++) & 0xff];
 	return c;
+}
+
+/* ---- Carry-less multiplication (PCLMULQDQ) --------------------------------
+ * Folding, after Intel's "Fast CRC Computation for Generic Polynomials
+ * Using PCLMULQDQ Instruction" (Gopal, Ozturk, Guilford, Wolrich, Feghali,
+ * Dixon, Karakoyunlu, 2009).  Four 16-byte registers x0..x3 run over the
+ * input 64 bytes at a time; the polynomial a register stands for, moved on
+ * by the 64 bytes that follow it, is congruent (mod P) to the sum of two
+ * 64 x 32-bit carry-less products, which is xored into the next 16 bytes.
+ *
+ * Why two products: 16 input bytes at the register's little-endian bit
+ * positions 0..127 stand for the polynomial sum b_i x^(127-i) (the
+ * reflected order: the first byte's bit 0 is the highest power).  With L
+ * the low and H the high quadword, V = L(x) x^64 + H(x), and V moved on by
+ * D bits is V x^D = L(x) x^(64+D) + H(x) x^D.  PCLMULQDQ of two reflected
+ * quadwords is the reflected product one bit short (bit k is the
+ * coefficient of x^(126-k)), so a constant c at bits 1..32 (a reflected
+ * 32-bit value shifted left once) times L stands for L(x) c(x) x^32 in
+ * the 128-bit register; for that to be L(x) x^(64+D) mod P, c must be
+ * x^(D+32) mod P; for H, x^(D-32) mod P.  The four constants are these
+ * for D = 512 (the loop's 64 bytes) and D = 128 (one register into the
+ * next); tests/test_crc32.c computes them from P and checks them against
+ * these.  The paper's Barrett reduction of the last register is left out:
+ * that register is 16 bytes congruent to everything folded so far, and the
+ * table loop runs the CRC over them, then over the tail.
+ *
+ * The functions carry the target attribute, so the stub's -m64
+ * -mgeneral-regs-only build may contain them; they run only where
+ * crc32_have_clmul() said so (the stub's entries enable SSE).  Hosted
+ * builds also have a 256-bit form (crc32_fold_wide()). */
+#define CRC32_K_544 0x154442bd4ull      /* x^(512+32) mod P, reflected, << 1 */
+#define CRC32_K_480 0x1c6e41596ull      /* x^(512-32) */
+#define CRC32_K_160 0x1751997d0ull      /* x^(128+32) */
+#define CRC32_K_96  0x0ccaa009eull      /* x^(128-32) */
+
+#define CRC32_CLMUL __attribute__((target("pclmul")))
+
+typedef long long crc32_v2 __attribute__((vector_size(16)));
+
+/* What crc32_update_clmul() may use: */
+#define CRC32_TABLES_ONLY 0     /* nothing: the tables */
+#define CRC32_PCLMUL      1     /* PCLMULQDQ (CPUID 1, ECX bit 1) */
+#define CRC32_VPCLMUL     2     /* that and 256-bit VPCLMULQDQ, AVX state on */
+
+static __attribute__((target("xsave"))) unsigned long long crc32_xcr0(void)
+{
+	return __builtin_ia32_xgetbv(0);
+}
+
+/* The best of the above this CPU has.  The 256-bit registers also need
+ * the OS to save their state (OSXSAVE, XCR0's SSE and AVX bits): the stub
+ * never turns that on, so its freestanding build does not even ask. */
+static MAYBE_UNUSED int crc32_have_clmul(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_PCLMUL))
+		return CRC32_TABLES_ONLY;
+	if (!__STDC_HOSTED__ || !(c & bit_OSXSAVE) || !(c & bit_AVX) || (crc32_xcr0() & 6) != 6 ||
+	    !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2) || !(c & bit_VPCLMULQDQ))
+		return CRC32_PCLMUL;
+	return CRC32_VPCLMUL;
+}
+
+static CRC32_CLMUL ALWAYS_INLINE crc32_v2 crc32_load16(const uint8_t *p)
+{
+	crc32_v2 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* x moved on by the distance k's constants are for, xored into next. */
+static CRC32_CLMUL ALWAYS_INLINE crc32_v2 crc32_fold16(crc32_v2 x, crc32_v2 k, crc32_v2 next)
+{
+	return __builtin_ia32_pclmulqdq128(x, k, 0x00) ^ __builtin_ia32_pclmulqdq128(x, k, 0x11) ^ next;
+}
+
+/* The 256-bit form (hosted builds, CRC32_VPCLMUL): the same folding, two
+ * 16-byte registers to an instruction, four 32-byte registers 128 bytes a
+ * step (D = 1024), then their eight halves fold into one by D = 128.
+ * Takes n >= 128; gives the one register, *p and *n past what it took. */
+#define CRC32_K_1056 0x1e88ef372ull     /* x^(1024+32) mod P, reflected, << 1 */
+#define CRC32_K_992  0x14a7fe880ull     /* x^(1024-32) */
+#define CRC32_WIDE __attribute__((target("avx2,vpclmulqdq,pclmul")))
+
+typedef long long crc32_v4 __attribute__((vector_size(32)));
+
+/* The one builtin whose name GCC and clang (the host tests' fuzzers) do
+ * not share. */
+#ifdef __clang__
+#define CRC32_VPCLMULQDQ256 __builtin_ia32_pclmulqdq256
+#else
+#define CRC32_VPCLMULQDQ256 __builtin_ia32_vpclmulqdq_v4di
+#endif
+
+static CRC32_WIDE ALWAYS_INLINE crc32_v4 crc32_load32(const uint8_t *p)
+{
+	crc32_v4 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static CRC32_WIDE ALWAYS_INLINE crc32_v4 crc32_fold32(crc32_v4 x, crc32_v4 k, crc32_v4 next)
+{
+	return CRC32_VPCLMULQDQ256(x, k, 0x00) ^ CRC32_VPCLMULQDQ256(x, k, 0x11) ^ next;
+}
+
+static CRC32_WIDE crc32_v2 crc32_fold_wide(uint32_t c, const uint8_t **pp, size_t *np)
+{
+	const crc32_v4 k1024 = { (long long)CRC32_K_1056, (long long)CRC32_K_992,
+				 (long long)CRC32_K_1056, (long long)CRC32_K_992 };
+	const crc32_v2 k128 = { (long long)CRC32_K_160, (long long)CRC32_K_96 };
+	const crc32_v4 c0 = { (long long)c, 0, 0, 0 };
+	const uint8_t *p = *pp;
+	size_t n = *np;
+	crc32_v4 x[4];
+	crc32_v2 half[8], r;
+
+	x[0] = crc32_load32(p) ^ c0;
+	x[1] = crc32_load32(p + 32);
+	x[2] = crc32_load32(p + 64);
+	x[3] = crc32_load32(p + 96);
+	for (p += 128, n -= 128; n >= 128; p += 128, n -= 128) {
+		x[0] = crc32_fold32(x[0], k1024, crc32_load32(p));
+		x[1] = crc32_fold32(x[1], k1024, crc32_load32(p + 32));
+		x[2] = crc32_fold32(x[2], k1024, crc32_load32(p + 64));
+		x[3] = crc32_fold32(x[3], k1024, crc32_load32(p + 96));
+	}
+	__builtin_memcpy(half, x, sizeof(half));       /* the halves in input order */
+	r = half[0];
+	for (int i = 1; i < 8; i++)
+		r = __builtin_ia32_pclmulqdq128(r, k128, 0x00) ^ __builtin_ia32_pclmulqdq128(r, k128, 0x11) ^
+		    half[i];
+	*pp = p;
+	*np = n;
+	return r;
+}
+
+/* crc32_update() with the folding above for runs of 64 bytes and more;
+ * the tables do the last register and the tail.  Same register in and
+ * out as crc32_update(); path is what crc32_have_clmul() said. */
+static MAYBE_UNUSED CRC32_CLMUL uint32_t crc32_update_clmul(int path, const uint32_t t[8][256], uint32_t c,
+							   const uint8_t *p, size_t n)
+{
+	const crc32_v2 k512 = { (long long)CRC32_K_544, (long long)CRC32_K_480 };
+	const crc32_v2 k128 = { (long long)CRC32_K_160, (long long)CRC32_K_96 };
+	const crc32_v2 c0 = { (long long)c, 0 };
+	crc32_v2 x0, x1, x2, x3;
+	uint8_t last[16];
+
+	if (n < 64)
+		return crc32_update(t, c, p, n);
+	if (__STDC_HOSTED__ && path == CRC32_VPCLMUL && n >= 128) {
+		x3 = crc32_fold_wide(c, &p, &n);
+	} else {
+		/* The register's bytes come first: they are xored into the first four. */
+		x0 = crc32_load16(p) ^ c0;
+		x1 = crc32_load16(p + 16);
+		x2 = crc32_load16(p + 32);
+		x3 = crc32_load16(p + 48);
+		for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+			x0 = crc32_fold16(x0, k512, crc32_load16(p));
+			x1 = crc32_fold16(x1, k512, crc32_load16(p + 16));
+			x2 = crc32_fold16(x2, k512, crc32_load16(p + 32));
+			x3 = crc32_fold16(x3, k512, crc32_load16(p + 48));
+		}
+		x3 = crc32_fold16(crc32_fold16(crc32_fold16(x0, k128, x1), k128, x2), k128, x3);
+	}
+	for (; n >= 16; p += 16, n -= 16)
+		x3 = crc32_fold16(x3, k128, crc32_load16(p));
+	__builtin_memcpy(last, &x3, sizeof(last));
+	return crc32_update(t, crc32_update(t, 0, last, sizeof(last)), p, n);
 }
 
 /* ---- Combining CRCs ------------------------------------------------------

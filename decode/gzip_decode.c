@@ -27,13 +27,14 @@
  *   decodes the rest.  Both accept exactly the same streams and report the
  *   same statuses.
  *   The CRC-32 of the output (RFC 1952 8, the ISO 3309 polynomial) is
- *   computed with slicing-by-8 tables (Intel's technique), in three
- *   independent lanes joined by a multiplication modulo the polynomial,
- *   over output still in cache (after each block), and strides of zeros
- *   cost one multiplication.  Folding 8 bytes into the CRC inside the
- *   fast loop instead was measured slower (~2-3 %, the register it needs
- *   spills).  Table CRC is ~10 % of the decode time; libdeflate's
- *   carry-less-multiply CRC is nearly free, but the stub has no SSE.
+ *   computed over output still in cache (after each block).  Where the
+ *   CPU has PCLMULQDQ (CPUID, at every call), with carry-less-multiply
+ *   folding (decode/crc32.h), nearly free.  Otherwise with slicing-by-8
+ *   tables (Intel's technique), in three independent lanes joined by a
+ *   multiplication modulo the polynomial, and strides of zeros cost one
+ *   multiplication; folding 8 bytes into the CRC inside the fast loop
+ *   instead was measured slower (~2-3 %, the register it needs spills),
+ *   and the table CRC is ~10 % of the decode time.
  *   Everything lives in the workspace; the CRC tables are computed there
  *   on every call (a few thousand instructions).
  *
@@ -228,8 +229,10 @@ _Static_assert(sizeof(struct gzip_workspace) <= DECODE_WORKSPACE_gzip,
 /* Little-endian loads: decode/mem.h. */
 
 /* ---- CRC-32 -------------------------------------------------------------
- * The tables, crc32_fold8(), crc32_update() and the combiner
- * (crc32_mulmod(), crc32_zeros_shift()) are decode/crc32.h's. */
+ * The tables, crc32_fold8(), crc32_update(), the carry-less folding
+ * (crc32_update_clmul()) and the combiner (crc32_mulmod(),
+ * crc32_zeros_shift()) are decode/crc32.h's.  Below: the table path's
+ * lanes, for CPUs without PCLMULQDQ. */
 
 /* Long runs go CRC_LANES lanes of CRC_LANE_BYTES at a time, each lane its
  * own dependency chain, joined by the combiner. */
@@ -626,6 +629,9 @@ struct inflate {
 #else
 #define FAST_LOOP         1
 #endif
+/* The same copy keeps to the table CRC, so that where the CPU has
+ * PCLMULQDQ both CRC paths meet every stream the tests make. */
+#define CRC_CLMUL()       (FAST_LOOP ? crc32_have_clmul() : CRC32_TABLES_ONLY)
 
 /* Fast loop: looks up the literal/length entry for the next bits and
  * drops its bits at once (saved keeps them for the extra bits), without
@@ -1147,6 +1153,7 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 	unsigned hdr;
 	uint32_t crc;
 	size_t pos;
+	const int clmul = CRC_CLMUL();
 
 	/* Keeps NULL + 0 out of the pointer arithmetic below. */
 	if (src_len == 0)
@@ -1204,11 +1211,13 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 		if ((size_t)(z.out - z.crc_done) >= CRC_STRIDE) {
 			const size_t k = (size_t)(z.out - z.crc_done) / CRC_STRIDE * CRC_STRIDE;
 
-			z.crc = crc32_strides(ws->crc, ws->crc_shift, ws->crc_zero_shift, z.crc, z.crc_done, k);
+			z.crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, k) :
+				crc32_strides(ws->crc, ws->crc_shift, ws->crc_zero_shift, z.crc, z.crc_done, k);
 			z.crc_done += k;
 		}
 	} while (!(hdr & 1));
-	crc = crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
+	crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done)) :
+		crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
 
 	if (z.out != z.out_end)
 		return DECODE_SHORT_OUTPUT;

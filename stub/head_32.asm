@@ -14,10 +14,6 @@
         WORD_REGISTERS 32
 
 CPUID_EDX_SSE2          equ 26
-CR0_MP                  equ 1 << 1          ; WAIT/FWAIT honour TS
-CR0_EM                  equ 1 << 2          ; x87/SSE emulation: must be off
-CR0_TS                  equ 1 << 3          ; task switched: SSE would fault
-CR4_OSFXSR              equ 1 << 9          ; the OS saves SSE state: SSE allowed
 
         bits    32
         section .head progbits alloc exec nowrite align=16
@@ -30,25 +26,14 @@ startup_32:
         ; The C code is built -msse2 (Makefile, STUB_CFLAGS_32): its
         ; 16-byte copies are single SSE moves, which is what makes the
         ; LZ4 decoder fast under a 32-bit kernel.  SSE2 needs CPUID's
-        ; word, and the usual CR0/CR4 setting for a present FPU with SSE.
-        ; The boot protocol promises the kernel nothing about CR0's FPU
-        ; bits or CR4: Linux's i386 startup_32 loads CR0 with its own
-        ; CR0_STATE (MP set, EM and TS clear, like here), writes CR4 only
-        ; from its own saved features, and its FPU setup (fpu__init_cpu)
-        ; sets OSFXSR itself, so nothing here needs undoing.
+        ; word, then ENABLE_SSE (head_common.inc).
         push    ebx                         ; cpuid clobbers ebx (start cycles)
         mov     eax, 1                      ; feature flags
         cpuid                               ; (every i686 has CPUID)
         pop     ebx                         ;
         bt      edx, CPUID_EDX_SSE2         ;
         jnc     .no_sse2                    ;
-        mov     eax, cr0                    ;
-        and     eax, ~(CR0_EM | CR0_TS)     ;
-        or      eax, CR0_MP                 ;
-        mov     cr0, eax                    ;
-        mov     eax, cr4                    ;
-        or      eax, CR4_OSFXSR             ;
-        mov     cr4, eax                    ;
+        ENABLE_SSE                          ;
 
         ; The stack top is 16-byte aligned (scratch is page aligned) and
         ; four pushes keep it so at the call, as GCC's i386 code assumes

@@ -240,18 +240,12 @@ start_64:
         mov     ebx, ebx                    ;
         mov     esp, esp                    ;
 .common:
-        ; SSE on for the payload check's XXH3 lanes (decode/xxh3.c, the
-        ; one 64-bit stub object built with SSE2): every long-mode CPU
+        ; SSE on for the payload check's XXH3 lanes (decode/xxh3.c) and
+        ; gzip's PCLMULQDQ CRC-32 (decode/crc32.h): every long-mode CPU
         ; has SSE2, but the boot protocol promises nothing of CR0's FPU
         ; bits or CR4.  The kernel sets both itself (secondary_startup_64
         ; loads CR0_STATE and builds CR4 anew), so nothing is undone.
-        mov     rax, cr0                    ;
-        and     rax, ~(CR0_EM | CR0_TS)     ;
-        or      rax, CR0_MP                 ;
-        mov     cr0, rax                    ;
-        mov     rax, cr4                    ;
-        or      rax, CR4_OSFXSR             ;
-        mov     cr4, rax                    ;
+        ENABLE_SSE                          ;
         shl     rdi, 32                     ; t_start = edi:ebx
         or      rdi, rbx                    ;
         xchg    rdi, rsi                    ; stub_main(bp = rdi, t_start = rsi)

@@ -12,6 +12,8 @@
 #             against our decoder of its codec (tests/test_reference.c);
 #             -m32 with the references that have an i386 library
 #   lz4       decode/lz4_decode.c's hand-made blocks (tests/test_lz4.c)
+#   crc32     decode/crc32.h: tables and PCLMULQDQ folding against zlib's
+#             crc32() (-m32: libdeflate's), the combiner, the constants
 #   crc32c    the check value, SSE4.2 path against the tables
 #   xxh64     decode/xxh64.h: published values, then against libxxhash
 #             (native and ASan: no i386 libxxhash in ci/deps.sh)
@@ -121,6 +123,14 @@ TEST_SRCS_crc32c     := tests/test_crc32c.c decode/crc32c.c
 TEST_LIBS_crc32c     :=
 TEST_VARIANTS_crc32c := $(TEST_VARIANTS)
 
+# crc32: decode/crc32.h against zlib's crc32(); -m32 against libdeflate's
+# (no installable i386 zlib, ci/deps.sh).
+TEST_SRCS_crc32          := tests/test_crc32.c
+TEST_LIBS_crc32          := -lz
+TEST_LIBS_crc32_m32      := -ldeflate
+TEST_LIBS_crc32_m32_asan := -ldeflate
+TEST_VARIANTS_crc32      := $(TEST_VARIANTS)
+
 TEST_SRCS_xxh64     := tests/test_xxh64.c
 TEST_LIBS_xxh64     := -lxxhash
 TEST_VARIANTS_xxh64 := native asan
@@ -192,7 +202,7 @@ TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),$(
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := reference lz4 crc32c xxh64 xxh3 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32 crc32c xxh64 xxh3 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
 
 # TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
 # TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.

@@ -30,9 +30,9 @@ for host_name in $HOST_TEST_BINS; do
 		continue
 	fi
 	# The round-trip tests take the test kernels as extra inputs, and
-	# fail on a missing one; the CRC test takes no arguments.
+	# fail on a missing one; the CRC tests take no arguments.
 	case $host_name in
-	test_crc32c*) host_args=() ;;
+	test_crc32*) host_args=() ;;
 	*) host_args=($HOST_TEST_KERNELS) ;;
 	esac
 	"$host_exe" "${host_args[@]}" > "$host_log" 2>&1
