@@ -25,22 +25,10 @@ Standard library only (Debian's python3).
 import json
 import sys
 
+from jsonfile import Bad, load
+
 BIOS = "bios"
 MARKER = "bench-table"
-
-
-class Bad(Exception):
-    """A file that cannot be rendered; the message says which and why."""
-
-
-def load(path, what):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise Bad("%s %s: cannot read: %s" % (what, path, e.strerror))
-    except json.JSONDecodeError as e:
-        raise Bad("%s %s is not valid JSON (line %d column %d: %s)" % (what, path, e.lineno, e.colno, e.msg))
 
 
 def compressed_bytes(report):

@@ -28,6 +28,8 @@ import json
 import os
 import sys
 
+from jsonfile import Bad, load
+
 SECTIONS = ("rows", "seed")
 # "Few zeros make no difference": within this much of 1.0x at 0 % zeros.
 SAME_WITHIN = 0.05
@@ -35,20 +37,6 @@ SAME_WITHIN = 0.05
 # 75 % zeros on.
 CLEARLY_FASTER = 1.10
 HIGH_FROM = 75
-
-
-class Bad(Exception):
-    """A file that cannot be trusted; the message says which and why."""
-
-
-def load(path, what):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise Bad("%s %s: cannot read: %s" % (what, path, e.strerror))
-    except json.JSONDecodeError as e:
-        raise Bad("%s %s is not valid JSON (line %d column %d: %s)" % (what, path, e.lineno, e.colno, e.msg))
 
 
 def write_atomic(path, text):

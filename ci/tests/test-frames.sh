@@ -111,6 +111,8 @@ fr_edit() {
 	python3 - "$1" "$2" "$3" "$SETUP_HDR_setup_sects" "$SETUP_HDR_payload_offset" \
 		"$BZPACK_HEADER_SIZE" "$BZHDR_payload_crc" "$BZHDR_header_crc" <<'EOF'
 import struct, sys
+sys.path.insert(0, "ci")
+from checksums import crc32c
 src, dst, what = sys.argv[1:4]
 o_sects, o_poff, hsize, o_crc, o_hcrc = map(int, sys.argv[4:])
 d = bytearray(open(src, "rb").read())
@@ -120,13 +122,6 @@ magic, count = struct.unpack_from("<II", d, payload)
 assert magic == 0x534d5246 and count == 3, "not a 3-frame table"
 def entry(i):                           # struct bzpack_frame: in_offset, in_size, ...
     return payload + 8 + 32 * i
-def crc32c(b):                          # as decode/crc32c.c, bit by bit
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-    return c ^ 0xffffffff
 in1, size1 = struct.unpack_from("<II", d, entry(1))
 if what == "flip":
     d[payload + in1 + size1 // 2] ^= 0xff

@@ -30,19 +30,14 @@ ver_edit() {
 	python3 - "$1" "$2" "$3" "$SETUP_HDR_setup_sects" "$SETUP_HDR_payload_offset" "$SETUP_HDR_payload_length" \
 		"$BZPACK_HEADER_SIZE" "$BZHDR_payload_crc" "$BZHDR_payload_xxh3" "$BZHDR_header_crc" <<'EOF'
 import struct, sys
+sys.path.insert(0, "ci")
+from checksums import crc32c
 src, dst, what = sys.argv[1:4]
 o_sects, o_poff, o_plen, hsize, o_crc, o_xxh, o_hcrc = map(int, sys.argv[4:])
 d = bytearray(open(src, "rb").read())
 payload = (d[o_sects] + 1) * 512 + struct.unpack_from("<I", d, o_poff)[0]
 plen = struct.unpack_from("<I", d, o_plen)[0]
 hdr = payload - hsize
-def crc32c(b):                          # as decode/crc32c.c, bit by bit
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-    return c ^ 0xffffffff
 if what.startswith("flip:"):
     at = what[5:]
     n = plen // 2 if at == "mid" else plen - 1 + int(at[4:] or 0) if at.startswith("last") else int(at)
