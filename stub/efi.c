@@ -853,7 +853,7 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		return efi_fail(&eb, EFI_OUT_OF_RESOURCES,
 				"EFI: no memory for page tables, or the stub runs above 512 GiB", "");
 	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)kernel.start, where.virt_delta,
-			  (void *)(uintptr_t)workspace, 0, &t, &detail);
+			  (void *)(uintptr_t)workspace, 0, bp, eb.bs, &t, &detail);
 	if (why)
 		return efi_fail(&eb, EFI_CRC_ERROR, why, detail);
 

@@ -208,6 +208,11 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	serial_put_u64(t->frames);
 	serial_puts(" cpus=");
 	serial_put_u64(t->cpus);
+	if ((STUB_FLAGS & BZPACK_FLAG_FRAMES) && t->cpus_why) {        /* 1(why not more) */
+		serial_puts("(");
+		serial_puts(t->cpus_why);
+		serial_puts(")");
+	}
 	serial_puts(" initrd=");        /* none, or which (embedded, loader, both) and where: 0xADDR+SIZE */
 	if (!initrds) {
 		serial_puts("none");
@@ -232,7 +237,8 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
  * cycles summed. */
 static const char *unpack_frames(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 				 const uint8_t *payload, uint8_t *out, void *workspace, int in_place,
-				 struct stub_times *t, const char **detail)
+				 struct boot_params *bp, struct efi_boot_services *bs, struct stub_times *t,
+				 const char **detail)
 {
 	struct frames_job job = { .payload = payload, .out = out, .crc = crc, .workspace = workspace,
 				  .parallel = !in_place };
@@ -255,7 +261,7 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 	job.workspace_stride = (stub_codec.workspace_size + BZPACK_WORKSPACE_ALIGN - 1) &
 			       ~(uint32_t)(BZPACK_WORKSPACE_ALIGN - 1);
 	job.workspaces = job.workspace_stride ? hdr->workspace_size / job.workspace_stride : BZPACK_MAX_CPUS;
-	why = frames_run(&job, detail);
+	why = frames_run(&job, bp, bs, detail);
 	if (why)
 		return why;
 	for (unsigned i = 0; i < job.count; i++) {
@@ -264,16 +270,18 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 	}
 	t->frames = job.count;
 	t->cpus = job.cpus;
+	t->cpus_why = job.cpus_why;
 	return 0;
 }
 
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
-			int in_place, struct stub_times *t, const char **detail)
+			int in_place, struct boot_params *bp, struct efi_boot_services *bs,
+			struct stub_times *t, const char **detail)
 {
 	*detail = "";
 	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {
-		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, t, detail);
+		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, bp, bs, t, detail);
 		if (why)
 			return why;
 	} else {
@@ -339,7 +347,7 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 
 	const char *detail;
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, f->moved != 0,
-				      &f->t, &detail);
+				      f->bp, 0, &f->t, &detail);
 	if (why)
 		fail(why, detail);
 	if (STUB_FLAGS & BZPACK_FLAG_INITRD) {
