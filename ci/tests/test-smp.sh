@@ -1,8 +1,13 @@
-# test-smp.sh - the stub runs its work on every CPU (stub/smp.c) and hands
-# over a machine whose kernel still brings every CPU up:
+# test-smp.sh - a framed image's stub decodes its frames on every CPU
+# (stub/frames.c, stub/smp.c) and hands over a machine whose kernel still
+# brings every CPU up.  Every image here is packed in 4 frames (--frames
+# 4), so up to 4 CPUs decode:
 #   - the test kernels (32- and 64-bit, QEMU -kernel under SeaBIOS) at
 #     -smp 1, 2, 4: the report line's cpus= is the machine's count
-#     (cpus=1(one-cpu) alone), and the kernel runs;
+#     (cpus=1(one-cpu) alone), and the kernel runs; at -smp 8 it is 4,
+#     one CPU per frame;
+#   - a one-stream image at -smp 2 reports cpus=1 and no reason: stubs
+#     without frames wake no CPU;
 #   - the fallbacks to one CPU, each with its reason on the report line
 #     and the kernel reached: nosmp, maxcpus=1, bzpack.cpus=1; and a cap
 #     above one, bzpack.cpus=3 at -smp 4;
@@ -20,6 +25,7 @@
 SMP_CMDLINE="console=ttyS0"
 DEB=$B/debian
 SMP_MARKER="^bzpack-initramfs: userspace reached"
+SMP_FRAMES="--frames 4"
 
 # smp_check NAME LOG WANT: the report line says cpus=WANT
 smp_check() {
@@ -34,13 +40,14 @@ smp_check() {
 
 for bits in 32 64; do
 	img=$T/smp-testkern$bits.img
-	if ! out=$($BZPACK -c lz4 -o "$img" "$B/images/testkern$bits.elf" 2>&1); then
+	if ! out=$($BZPACK -c lz4 $SMP_FRAMES -o "$img" "$B/images/testkern$bits.elf" 2>&1); then
 		fail "smp: pack testkern$bits" "$out"
 		continue
 	fi
-	for n in 1 2 4; do
+	for n in 1 2 4 8; do
 		want=$n
 		[ $n = 1 ] && want="1(one-cpu)"
+		[ $n = 8 ] && want=4
 		log=$T/smp-testkern$bits-$n.log
 		name="smp: testkern$bits at -smp $n"
 		boot "$name" 33 "$img" "$log" -P $n -t 120 -a "$SMP_CMDLINE" || continue
@@ -51,6 +58,15 @@ for bits in 32 64; do
 		fi
 	done
 done
+
+# A one-stream image: no CPU but the boot CPU, and no reason given.
+img=$T/smp-one-stream.img log=$T/smp-one-stream.log
+name="smp: one-stream testkern64 at -smp 2"
+if ! out=$($BZPACK -c lz4 -o "$img" "$B/images/testkern64.elf" 2>&1); then
+	fail "$name" "$out"
+elif boot "$name" 33 "$img" "$log" -P 2 -t 120 -a "$SMP_CMDLINE"; then
+	smp_check "$name" "$log" 1
+fi
 
 # The fallbacks, and a cap, on the 64-bit test kernel.
 img=$T/smp-testkern64.img
@@ -100,7 +116,7 @@ else
 	initrd=$T/smp-initrd-amd64.gz
 	img=$T/smp-debian-amd64.img
 	if ! out=$(bash ci/fixtures/mkinitramfs.sh "$DEB/amd64/busybox" "$initrd" 2>&1) ||
-		! out=$($BZPACK -c lz4 -b 64 -o "$img" "$DEB/amd64/vmlinuz" 2>&1); then
+		! out=$($BZPACK -c lz4 -b 64 $SMP_FRAMES -o "$img" "$DEB/amd64/vmlinuz" 2>&1); then
 		fail "smp: Debian amd64" "$out"
 	else
 		for n in 1 2 4; do
