@@ -237,8 +237,7 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
  * cycles summed. */
 static const char *unpack_frames(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 				 const uint8_t *payload, uint8_t *out, void *workspace, int in_place,
-				 struct boot_params *bp, struct efi_boot_services *bs, struct stub_times *t,
-				 const char **detail)
+				 struct stub_times *t, const char **detail)
 {
 	struct frames_job job = { .payload = payload, .out = out, .crc = crc, .workspace = workspace,
 				  .parallel = !in_place };
@@ -261,7 +260,7 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 	job.workspace_stride = (stub_codec.workspace_size + BZPACK_WORKSPACE_ALIGN - 1) &
 			       ~(uint32_t)(BZPACK_WORKSPACE_ALIGN - 1);
 	job.workspaces = job.workspace_stride ? hdr->workspace_size / job.workspace_stride : BZPACK_MAX_CPUS;
-	why = frames_run(&job, bp, bs, detail);
+	why = frames_run(&job, t->bp, t->bs, detail);
 	if (why)
 		return why;
 	for (unsigned i = 0; i < job.count; i++) {
@@ -276,12 +275,11 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
-			int in_place, struct boot_params *bp, struct efi_boot_services *bs,
-			struct stub_times *t, const char **detail)
+			int in_place, struct stub_times *t, const char **detail)
 {
 	*detail = "";
 	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {
-		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, bp, bs, t, detail);
+		const char *why = unpack_frames(hdr, crc, payload, out, workspace, in_place, t, detail);
 		if (why)
 			return why;
 	} else {
@@ -344,10 +342,12 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	if (f->moved)
 		f->payload = memmove(f->moved, f->payload, f->hdr->payload_size);
 	f->t.move = read_tsc() - t0;
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES)
+		f->t.bp = f->bp;
 
 	const char *detail;
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, f->moved != 0,
-				      f->bp, 0, &f->t, &detail);
+				      &f->t, &detail);
 	if (why)
 		fail(why, detail);
 	if (STUB_FLAGS & BZPACK_FLAG_INITRD) {

@@ -96,6 +96,10 @@ struct stub_times {
 	const struct initrd_unpack *unpack; /* -initrd stubs: what became of the initrd; NULL: not tried */
 	unsigned frames, cpus;  /* frames in the payload (1: one stream), CPUs that decoded them */
 	const char *cpus_why;   /* -frames stubs, cpus 1: why no more */
+	/* -frames stubs: for the other CPUs frames_run() wakes.  bp: the
+	 * loader's; bs: the UEFI path's boot services, NULL but there. */
+	struct boot_params *bp;
+	struct efi_boot_services *bs;
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
@@ -104,12 +108,11 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
  * runs, or where the EFI entry stages it; in_place: the payload was moved
  * behind the output's end, and its frames decode in order), check its relocation table and
  * apply it moved by delta (nothing when 0), clear the bss after it; fills
- * t->verify, t->check and t->decompress.  bp and bs: for the other CPUs
- * a framed payload's frames_run() wakes (bs: NULL but on the UEFI path). */
+ * t->verify, t->check and t->decompress; a framed payload's frames_run()
+ * wakes the other CPUs through t->bp and t->bs. */
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
-			int in_place, struct boot_params *bp, struct efi_boot_services *bs,
-			struct stub_times *t, const char **detail);
+			int in_place, struct stub_times *t, const char **detail);
 struct kaslr;
 /* "bzpack: codec=... cycles=..." on COM1; where: where the kernel went;
  * initrds: INITRD_EMBEDDED | INITRD_LOADER, which the kernel got (at

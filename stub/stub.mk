@@ -43,10 +43,13 @@ STUB_KIND_OBJS = $(addprefix $(B)/stub/$(2)/,main$(call stub_suffix,$(1)).o memo
 STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 	$(patsubst decode/%.c,$(B)/stub/$(2)/decode/%.o,$(sort $(foreach c,$(1) \
 		$(if $(filter initrd,$(call stub_features,$(3))),$(INITRD_CODECS)),$(call CODEC_SRCS,$(c)))))
-# Only 64-bit stubs have UEFI entries (a 64-bit firmware cannot enter a
-# 32-bit kernel the way the boot protocol wants).
-STUB_EFI_OBJS_32 :=
-STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
+# STUB_EFI_OBJS_<bits> kind: only 64-bit stubs have UEFI entries (a
+# 64-bit firmware cannot enter a 32-bit kernel the way the boot protocol
+# wants).  A frames kind's is efi.c built again as efi-frames.o, with
+# -DSTUB_FLAGS=BZPACK_FLAG_FRAMES: it hands its boot services to the frame
+# queue (efi_smp.c), which the other kinds' efi.o has not a byte of.
+STUB_EFI_OBJS_32 =
+STUB_EFI_OBJS_64 = $(B)/stub/64/efi$(if $(filter frames,$(call stub_features,$(1))),-frames).o $(B)/stub/64/efi_entry.o
 # Cold code is built for size: it runs once per boot, and its time is
 # the firmware's and the serial port's, not ours.  The UEFI entry
 # (efi.c), the boot story and its report (main.c), the memory plan
@@ -61,7 +64,7 @@ STUB_EFI_OBJS_64 := $(B)/stub/64/efi.o $(B)/stub/64/efi_entry.o
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
 STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,$(foreach k,$(STUB_KINDS),main$(call stub_suffix,$(k)).o) \
 	frames.o smp.o initrd_unpack.o memory.o kaslr.o initrd.o serial.o)) \
-	$(B)/stub/64/efi.o $(B)/stub/64/efi_smp.o
+	$(B)/stub/64/efi.o $(B)/stub/64/efi-frames.o $(B)/stub/64/efi_smp.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 # XXH3's lanes are SSE2 vectors.  The 32-bit stub is all -msse2 already;
 # the 64-bit one keeps to the general registers but here: long mode
@@ -98,6 +101,9 @@ $(B)/stub/$(1)/main$(call stub_suffix,$(2)).o: stub/main.c $(B)/stub/cflags stub
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=$(call stub_kind_flags,$(2)) -c -o $$@ $$<
 endef
 $(foreach w,$(BITS),$(foreach k,$(filter-out plain,$(STUB_KINDS)),$(eval $(call stub_main_obj,$(w),$(k)))))
+$(B)/stub/64/efi-frames.o: stub/efi.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_64) -DSTUB_FLAGS=BZPACK_FLAG_FRAMES -c -o $@ $<
 
 $(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)
@@ -122,7 +128,7 @@ LD_EMULATION_64 := elf_x86_64
 # one flat binary, so its ELF segments' permissions mean nothing (i386's
 # .got.plt makes one writable): no warning about them.
 define stub_rule
-$(B)/stub/$(1)$(call stub_suffix,$(3))-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_KIND_OBJS,$(3),$(2)) $(call STUB_CODEC_OBJS,$(1),$(2),$(3)) $(STUB_EFI_OBJS_$(2)) linker/stub.ld $(B)/gen/bzpack_format.ld
+$(B)/stub/$(1)$(call stub_suffix,$(3))-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_KIND_OBJS,$(3),$(2)) $(call STUB_CODEC_OBJS,$(1),$(2),$(3)) $(call STUB_EFI_OBJS_$(2),$(3)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
 		--build-id=none -z noexecstack -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
