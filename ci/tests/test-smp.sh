@@ -5,7 +5,8 @@
 #   - the test kernels (32- and 64-bit, QEMU -kernel under SeaBIOS) at
 #     -smp 1, 2, 4: the report line's cpus= is the machine's count
 #     (cpus=1(one-cpu) alone), and the kernel runs; at -smp 8 it is 4,
-#     one CPU per frame;
+#     one CPU per frame; xz and zstd (a decoder workspace per CPU, the
+#     deepest stacks) at -smp 4;
 #   - a one-stream image at -smp 2 reports cpus=1 and no reason: stubs
 #     without frames wake no CPU;
 #   - the fallbacks to one CPU, each with its reason on the report line
@@ -55,6 +56,24 @@ for bits in 32 64; do
 			fail "$name" "no 'testkern: OK bits=$bits'"
 		else
 			smp_check "$name" "$log" "$want"
+		fi
+	done
+done
+
+# The codecs with a decoder workspace each CPU takes its own of, and
+# the deepest stacks (xz, zstd), at -smp 4.
+for bits in 32 64; do
+	for codec in xz zstd; do
+		img=$T/smp-testkern$bits-$codec.img log=$T/smp-testkern$bits-$codec.log
+		name="smp: testkern$bits $codec at -smp 4"
+		if ! out=$($BZPACK -c $codec $SMP_FRAMES -o "$img" "$B/images/testkern$bits.elf" 2>&1); then
+			fail "$name" "$out"
+		elif boot "$name" 33 "$img" "$log" -P 4 -t 240 -a "$SMP_CMDLINE"; then
+			if ! grep -q "^testkern: OK bits=$bits$" "$log"; then
+				fail "$name" "no 'testkern: OK bits=$bits'"
+			else
+				smp_check "$name" "$log" 4
+			fi
 		fi
 	done
 done
