@@ -107,10 +107,8 @@ __attribute__((noinline)) uint64_t kaslr_ram_slots(const struct e820_entry *tabl
 	return count;
 }
 
-/* Where word (or, with prefix, a word starting with it) ends on the
- * command line, or NULL if it is not there.  Not inlined: KASLR's and
- * smp.c's options share it. */
-__attribute__((noinline)) const char *cmdline_option(const char *cmd, uint64_t len, const char *word, int prefix)
+/* Is word (or, with prefix, a word starting with it) on the command line? */
+static int has_option(const char *cmd, uint64_t len, const char *word, int prefix)
 {
 	uint64_t n = 0;
 
@@ -123,7 +121,7 @@ __attribute__((noinline)) const char *cmdline_option(const char *cmd, uint64_t l
 		while (j < n && i + j < len && cmd[i + j] == word[j])
 			j++;
 		if (j == n && (prefix || i + j == len || cmd[i + j] == ' '))
-			return cmd + i + j;
+			return 1;
 	}
 	return 0;
 }
@@ -136,9 +134,9 @@ __attribute__((noinline)) const char *kaslr_off_reason(const struct boot_params 
 
 	if (!hdr->relocs_size)
 		return "no-relocations";
-	if (cmdline_option(cmd, len, "nokaslr", 0))
+	if (has_option(cmd, len, "nokaslr", 0))
 		return "nokaslr";
-	if (cmdline_option(cmd, len, "mem=", 1) || cmdline_option(cmd, len, "memmap=", 1))
+	if (has_option(cmd, len, "mem=", 1) || has_option(cmd, len, "memmap=", 1))
 		return "mem-or-memmap";
 	if (hdr->out_addr + size > kaslr_phys_limit(hdr))
 		return "kernel-too-large";

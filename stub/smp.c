@@ -245,13 +245,31 @@ static void lapic_ipi(const struct lapic *l, uint32_t apic_id, uint32_t command)
 
 /* ---- the run ---------------------------------------------------------------- */
 
+/* Where the rest of the command line's first word that starts with key
+ * begins (for "key=", its value), or NULL if no word does.  Words are
+ * what spaces separate.  smp.c's own: kaslr.c's word test is left as the
+ * stubs without other CPUs carry it. */
+static const char *cmdline_word(const char *cmd, uint64_t len, const char *key)
+{
+	for (uint64_t i = 0; i < len; i++) {
+		if (i && cmd[i - 1] != ' ')
+			continue;
+		uint64_t j = 0;
+		while (key[j] && i + j < len && cmd[i + j] == key[j])
+			j++;
+		if (!key[j])
+			return cmd + i + j;
+	}
+	return 0;
+}
+
 /* cap, or less if option=N on the command line says so (N = 0 counts
  * as 1); then *why = name.  (No table of the options: pointers in data
  * would be absolute addresses, which the stub may not hold.) */
 static unsigned option_cap(const char *cmd, uint64_t len, const char *option, const char *name, unsigned cap,
 			   const char **why)
 {
-	const char *v = cmdline_option(cmd, len, option, 1);
+	const char *v = cmdline_word(cmd, len, option);
 	unsigned n = 0;
 
 	if (!v)
@@ -269,7 +287,8 @@ unsigned smp_cmdline_cap(const struct boot_params *bp, unsigned max, const char 
 	uint64_t len;
 	const char *cmd = memory_cmdline(bp, &len);
 
-	if (cmdline_option(cmd, len, "nosmp", 0)) {
+	const char *nosmp = cmdline_word(cmd, len, "nosmp");
+	if (nosmp && (nosmp == cmd + len || *nosmp == ' ')) {
 		*why = "nosmp";
 		return 1;
 	}

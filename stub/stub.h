@@ -144,10 +144,6 @@ uint64_t memory_find_free(const struct boot_params *bp, uint64_t from, uint64_t 
  * not counted); length 0 if there is none or it is out of reach. */
 const char *memory_cmdline(const struct boot_params *bp, uint64_t *len);
 
-/* kaslr.c: where word (or, with prefix, a word starting with it) ends on
- * the command line cmd of len bytes; NULL if it is not there. */
-const char *cmdline_option(const char *cmd, uint64_t len, const char *word, int prefix);
-
 /* kaslr.c: where a kernel with a relocation table runs, randomised. */
 struct kaslr {
 	uint64_t phys;          /* where the kernel runs */
