@@ -567,6 +567,46 @@ static inline uint64_t bzpack_run_base(const struct bzpack_header *h, uint64_t l
 #define BZPACK_SCRATCH_SIZE     0x10000
 #define BZPACK_WORKSPACE_ALIGN  0x1000
 
+/* The other CPUs (stub/smp.c, stub/smp_trampoline.asm), in -frames
+ * stubs: at most BZPACK_MAX_CPUS (one per decoder workspace) decode
+ * frames, the boot CPU included.  The BIOS path wakes them in one
+ * free page below 1 MiB, the trampoline page: the trampoline's code
+ * from offset 0, then at BZPACK_SMP_PARAMS what the
+ * boot CPU tells them; the page stays theirs (the E820 map handed to the
+ * kernel calls it reserved), and they park in it.  Their stacks,
+ * BZPACK_SMP_STACK bytes each, follow it. */
+#define BZPACK_SMP_PARAMS       0x800
+#define BZPACK_SMP_STACK        0x2000
+#define BZPACK_SMP_WAITING      0       /* smp_params.state[]: not started yet */
+#define BZPACK_SMP_STARTED      1       /* claimed by the CPU: it runs the work */
+#define BZPACK_SMP_ABANDONED    2       /* claimed by the boot CPU: too late, park */
+#define BZPACK_SMP_PARKED       3       /* done, halted in the trampoline page */
+/* The segments of the trampoline's GDT (smp_params.gdt) */
+#define SMP_CS32                0x08
+#define SMP_CS64                0x10
+#define SMP_DS                  0x18
+#define SMP_CS16                0x20    /* base: the trampoline page */
+struct smp_params {
+	uint16_t pad;
+	uint16_t gdt_limit;             /* 0x02: lgdt's operand */
+	uint32_t gdt_base;              /* 0x04 */
+	uint64_t gdt[5];                /* 0x08: null, SMP_CS32, SMP_CS64, SMP_DS, SMP_CS16 */
+	uint32_t cr0, cr3, cr4;         /* 0x30: the boot CPU's */
+	uint32_t x2apic;                /* 0x3c: 1: APIC IDs from CPUID leaf 0xb */
+	uint32_t count;                 /* 0x40: slots in apic_id[] (0 is the boot CPU) */
+	uint32_t pad1;
+	uint64_t entry;                 /* 0x48: smp_ap_main(params, cpu), absolute */
+	uint64_t work, arg;             /* 0x50: what smp_ap_main calls */
+	uint32_t apic_id[BZPACK_MAX_CPUS]; /* 0x60 */
+	uint32_t state[BZPACK_MAX_CPUS];   /* 0x80: BZPACK_SMP_* */
+	uint64_t stack[BZPACK_MAX_CPUS];   /* 0xa0: each CPU's stack top */
+	uint32_t pm32_eip;              /* 0xe0: far pointer to the 32-bit code */
+	uint16_t pm32_cs;               /* 0xe4: SMP_CS32 */
+	uint16_t rm_ip, rm_cs;          /* 0xe6: far pointer to the real-mode halt */
+	uint16_t pad2[3];
+};
+_Static_assert(sizeof(struct smp_params) == 0xf0, "smp_params");
+
 /* The last 16 bytes of every stub, right before _stub_end (linker/stub.ld
  * writes them): where its UEFI entries are, as offsets from the start of
  * the protected-mode part, 0 for none (32-bit stubs have none).  The

@@ -852,6 +852,10 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 	if (!page_tables)
 		return efi_fail(&eb, EFI_OUT_OF_RESOURCES,
 				"EFI: no memory for page tables, or the stub runs above 512 GiB", "");
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {  /* efi-frames.o: the firmware runs the other CPUs */
+		t.bp = bp;
+		t.bs = eb.bs;
+	}
 	why = stub_unpack(hdr, &crc, payload, (uint8_t *)(uintptr_t)kernel.start, where.virt_delta,
 			  (void *)(uintptr_t)workspace, 0, &t, &detail);
 	if (why)

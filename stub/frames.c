@@ -9,10 +9,13 @@
  * (cpu selects one), and it writes no memory shared with another CPU but
  * the counter and the status slots of the frames it took.
  *
- * frames_run() is the boot CPU's part: it takes frames like any other CPU,
- * then waits until every frame has an outcome and reports the first
- * failure.  The decode therefore succeeds only if every frame's checksum
- * held and every frame decoded to exactly its range. */
+ * frames_run() is the boot CPU's part: it wakes the other CPUs (smp.c on
+ * the BIOS path, efi_smp.c's firmware MP services on the UEFI path) to
+ * run frames_work() while it takes frames like any other CPU, then waits
+ * until every frame has an outcome and reports the first failure.  The
+ * decode therefore succeeds only if every frame's checksum held and every
+ * frame decoded to exactly its range. */
+#include "smp.h"
 #include "stub.h"
 
 #define PAUSE() __asm__ volatile("pause")
@@ -45,25 +48,44 @@ void frames_work(struct frames_job *job, unsigned cpu)
 			job->decode_cycles[i] = read_tsc() - t1;
 			status = s == DECODE_OK ? FRAME_OK : (uint8_t)(FRAME_DECODE_FAILED + s);
 		}
-		job->cpu[i] = (uint8_t)cpu;
 		/* Release: the frame's output and cycles are written before
 		 * the boot CPU may see its outcome. */
 		__atomic_store_n(&job->status[i], status, __ATOMIC_RELEASE);
 	}
 }
 
-const char *frames_run(struct frames_job *job, const char **detail)
+/* What smp_run() runs on each CPU. */
+static void frames_cpu(void *job, unsigned cpu)
 {
-	/* The other CPUs, when there are any, join here: each runs
-	 * frames_work(job, its number) while the boot CPU takes its share,
-	 * only when job->parallel (never in place). */
-	frames_work(job, 0);
-	/* Frames another CPU took may still be decoding. */
+	frames_work(job, cpu);
+}
+
+const char *frames_run(struct frames_job *job, struct boot_params *bp, struct efi_boot_services *bs,
+		       const char **detail)
+{
+	/* No more CPUs than frames, nor than decoder workspaces: each CPU's
+	 * number is below both. */
+	unsigned max = job->count < job->workspaces ? job->count : job->workspaces;
+
+	job->cpus_why = 0;
+	if (!job->parallel) {
+		frames_work(job, 0);
+		job->cpus = 1;
+		job->cpus_why = "in-place";
+	} else if (sizeof(void *) == 8 && bs) {         /* 64-bit stubs only have a UEFI path */
+		job->cpus = smp_run_efi(bs, bp, max, frames_cpu, job, &job->cpus_why);
+	} else {
+		job->cpus = smp_run(bp, max, frames_cpu, job, &job->cpus_why);
+	}
+	if (job->cpus == 1 && !job->cpus_why)
+		job->cpus_why = "one-frame";
+	/* smp_run() returns once every other CPU is done, smp_run_efi() once
+	 * the firmware says so (or gave up waiting): a frame another CPU
+	 * took may then still be decoding. */
 	for (unsigned i = 0; i < job->count; i++)
 		while (__atomic_load_n(&job->status[i], __ATOMIC_ACQUIRE) == FRAME_PENDING)
 			PAUSE();
 
-	uint32_t seen = 0;              /* CPU n took a frame: bit n % 32 */
 	for (unsigned i = 0; i < job->count; i++) {
 		uint8_t s = job->status[i];
 		if (s == FRAME_BAD_CHECKSUM)
@@ -72,10 +94,6 @@ const char *frames_run(struct frames_job *job, const char **detail)
 			*detail = decode_status_name((enum decode_status)(s - FRAME_DECODE_FAILED));
 			return "decompression of a frame failed: ";
 		}
-		seen |= 1u << (job->cpu[i] % 32);
 	}
-	/* Counted bit by bit: a popcount builtin would call libgcc. */
-	for (job->cpus = 0; seen; seen &= seen - 1)
-		job->cpus++;
 	return 0;
 }

@@ -208,6 +208,11 @@ void stub_report(const struct bzpack_header *hdr, const struct boot_params *bp, 
 	serial_put_u64(t->frames);
 	serial_puts(" cpus=");
 	serial_put_u64(t->cpus);
+	if ((STUB_FLAGS & BZPACK_FLAG_FRAMES) && t->cpus_why) {        /* 1(why not more) */
+		serial_puts("(");
+		serial_puts(t->cpus_why);
+		serial_puts(")");
+	}
 	serial_puts(" initrd=");        /* none, or which (embedded, loader, both) and where: 0xADDR+SIZE */
 	if (!initrds) {
 		serial_puts("none");
@@ -255,7 +260,7 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 	job.workspace_stride = (stub_codec.workspace_size + BZPACK_WORKSPACE_ALIGN - 1) &
 			       ~(uint32_t)(BZPACK_WORKSPACE_ALIGN - 1);
 	job.workspaces = job.workspace_stride ? hdr->workspace_size / job.workspace_stride : BZPACK_MAX_CPUS;
-	why = frames_run(&job, detail);
+	why = frames_run(&job, t->bp, t->bs, detail);
 	if (why)
 		return why;
 	for (unsigned i = 0; i < job.count; i++) {
@@ -264,6 +269,7 @@ static const char *unpack_frames(const struct bzpack_header *hdr, const struct c
 	}
 	t->frames = job.count;
 	t->cpus = job.cpus;
+	t->cpus_why = job.cpus_why;
 	return 0;
 }
 
@@ -336,6 +342,8 @@ __attribute__((noreturn, noinline)) static void stub_finish(struct finish *f)
 	if (f->moved)
 		f->payload = memmove(f->moved, f->payload, f->hdr->payload_size);
 	f->t.move = read_tsc() - t0;
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES)
+		f->t.bp = f->bp;
 
 	const char *detail;
 	const char *why = stub_unpack(f->hdr, f->crc, f->payload, f->kernel, f->delta, f->workspace, f->moved != 0,

@@ -42,11 +42,12 @@ const char *stub_checksum_bad(const struct crc32c_table *crc, const uint8_t *p, 
 
 /* frames.c: a framed payload (BZPACK_FLAG_FRAMES), decoded by as many
  * CPUs as call frames_work().  The boot CPU fills a job, then calls
- * frames_run(), which calls frames_work(job, 0) and waits for every frame.
- * Another CPU joins by calling frames_work(job, cpu) with its own cpu
- * number, 1 .. workspaces - 1, any time before frames_run() returns; but
- * only when parallel is set: in place, frames must be decoded one after
- * the other in table order (bzpack_format.h, "the frame table"). */
+ * frames_run(), which wakes the other CPUs (stub/smp.h) when parallel is
+ * set; each calls frames_work(job, its cpu number, 1 .. workspaces - 1)
+ * and the boot CPU frames_work(job, 0), and it waits for every frame.  In
+ * place (parallel 0) the boot CPU decodes alone: frames must be decoded
+ * one after the other in table order (bzpack_format.h, "the frame
+ * table"). */
 #define FRAME_PENDING        0  /* status[]: not decoded (yet) */
 #define FRAME_OK             1
 #define FRAME_BAD_CHECKSUM   2
@@ -64,14 +65,20 @@ struct frames_job {
 	unsigned workspaces;            /* how many the memory plan holds */
 	int parallel;                   /* other CPUs may join; 0 in place */
 	unsigned next;                  /* the queue: the next frame to take (atomic) */
-	unsigned cpus;                  /* frames_run(): how many CPUs decoded a frame */
+	unsigned cpus;                  /* frames_run(): how many CPUs ran frames_work() */
+	const char *cpus_why;           /* when 1: why no more (nosmp, in-place, ...) */
 	uint8_t status[BZPACK_FRAMES_MAX];      /* FRAME_*, written last by the CPU that took it */
-	uint8_t cpu[BZPACK_FRAMES_MAX];         /* which CPU took it */
 	uint64_t verify_cycles[BZPACK_FRAMES_MAX], decode_cycles[BZPACK_FRAMES_MAX];
 };
 void frames_work(struct frames_job *job, unsigned cpu);
-/* NULL when every frame verified and decoded, else why not (and *detail). */
-const char *frames_run(struct frames_job *job, const char **detail);
+/* NULL when every frame verified and decoded, else why not (and *detail).
+ * bp: the loader's (the command line's CPU options; the BIOS path's
+ * trampoline page becomes reserved in its E820 map); bs: the UEFI path's
+ * boot services, whose MP services run the other CPUs, NULL on the BIOS
+ * path (which wakes them itself). */
+struct efi_boot_services;
+const char *frames_run(struct frames_job *job, struct boot_params *bp, struct efi_boot_services *bs,
+		       const char **detail);
 
 /* main.c: called by head_32.asm / head_64.asm; ends in enter_kernel. */
 __attribute__((noreturn)) void stub_main(struct boot_params *bp, uint64_t t_start);
@@ -88,6 +95,11 @@ struct stub_times {
 	uint64_t unfilter;      /* the x86 un-filter's, in -bcj stubs */
 	const struct initrd_unpack *unpack; /* -initrd stubs: what became of the initrd; NULL: not tried */
 	unsigned frames, cpus;  /* frames in the payload (1: one stream), CPUs that decoded them */
+	const char *cpus_why;   /* -frames stubs, cpus 1: why no more */
+	/* -frames stubs: for the other CPUs frames_run() wakes.  bp: the
+	 * loader's; bs: the UEFI path's boot services, NULL but there. */
+	struct boot_params *bp;
+	struct efi_boot_services *bs;
 };
 /* The header's own checks, and the packer's setup_header fields in bp. */
 const char *stub_check_header(const struct bzpack_header *hdr, const struct boot_params *bp,
@@ -96,7 +108,8 @@ const char *stub_check_header(const struct bzpack_header *hdr, const struct boot
  * runs, or where the EFI entry stages it; in_place: the payload was moved
  * behind the output's end, and its frames decode in order), check its relocation table and
  * apply it moved by delta (nothing when 0), clear the bss after it; fills
- * t->verify, t->check and t->decompress. */
+ * t->verify, t->check and t->decompress; a framed payload's frames_run()
+ * wakes the other CPUs through t->bp and t->bs. */
 const char *stub_unpack(const struct bzpack_header *hdr, const struct crc32c_table *crc,
 			const uint8_t *payload, uint8_t *out, uint64_t delta, void *workspace,
 			int in_place, struct stub_times *t, const char **detail);

@@ -23,6 +23,7 @@ struct constant {
 #define C(name) { #name, (unsigned long long)(name) }
 #define HDR(field) { "SETUP_HDR_" #field, SETUP_HEADER_OFFSET + offsetof(struct setup_header, field) }
 #define BP(field) { "BP_" #field, offsetof(struct boot_params, field) }
+#define SMP(field) { "SMP_" #field, BZPACK_SMP_PARAMS + offsetof(struct smp_params, field) }
 #define BZ(field) { "BZHDR_" #field, offsetof(struct bzpack_header, field) }
 /* SETUP_CRC_<field>: 1 if setup_crc covers it, 0 if a loader writes it */
 #define CRC_COVERED(field) { "SETUP_CRC_" #field, 1 },
@@ -60,6 +61,11 @@ static const struct constant constants[] = {
 	HDR(payload_length), HDR(setup_data), HDR(pref_address), HDR(init_size),
 	HDR(handover_offset), HDR(kernel_info_offset),
 	BP(e820_entries), BP(e820_table), BP(ext_cmd_line_ptr), BP(scratch),
+	/* the other CPUs' trampoline */
+	C(BZPACK_SMP_PARAMS), C(BZPACK_SMP_STACK), C(BZPACK_SMP_STARTED),
+	C(BZPACK_SMP_WAITING), C(BZPACK_SMP_PARKED), C(SMP_CS32), C(SMP_CS64), C(SMP_DS), C(SMP_CS16),
+	SMP(gdt_limit), SMP(cr0), SMP(cr3), SMP(cr4), SMP(x2apic), SMP(count),
+	SMP(entry), SMP(apic_id), SMP(state), SMP(stack), SMP(pm32_eip), SMP(rm_ip),
 	/* every bzpack_header field */
 	BZ(magic), BZ(version), BZ(codec), BZ(bits), BZ(header_size), BZ(payload_size),
 	BZ(payload_crc), BZ(out_addr), BZ(out_size), BZ(zero_size), BZ(entry),
