@@ -50,7 +50,7 @@ for cpl_entry in $cpl_codecs; do
 	cpl_has "$cpl_fuzz_srcs" "decode/${cpl_id}_decode.c" || cpl_why="$cpl_why not in fuzz_reference;"
 	cpl_has "$cpl_bench_objs" "$B/tools/bench/decode/${cpl_id}_decode.o" || cpl_why="$cpl_why not in bench_native;"
 	for cpl_bits in 32 64; do
-		grep -q "\"$cpl_name/$cpl_bits/" ci/benchmarks/baseline.json ||
+		grep -q "/$cpl_name/$cpl_bits\"" ci/benchmarks/baseline.json ||
 			cpl_why="$cpl_why no $cpl_name/$cpl_bits cell in ci/benchmarks/baseline.json;"
 	done
 	grep -q "^| \`$cpl_name\` |" README.md || cpl_why="$cpl_why no row in the README's codec table;"
