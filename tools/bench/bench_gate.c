@@ -17,9 +17,10 @@
  * The gate fails closed: a baseline cell that was not measured (not
  * asked for, no QEMU, the boot failed), a measured cell the baseline
  * lacks, or an unreadable baseline all fail, each named.  Two things are
- * skipped instead, each named and counted: a cell of another Linux build
+ * skipped instead, each named and counted: a cell of another Linux release
  * than the baseline's (a distribution's kernel moves on; its numbers say
- * nothing about ours), and the OVMF cells when no --ovmf was given (no
+ * nothing about ours; the same release built again is compared,
+ * same_kernel()), and the OVMF cells when no --ovmf was given (no
  * firmware on this machine).  Under OVMF the total is shown, not gated:
  * it counts the firmware's boot services calls, which are not our code. */
 #include "bench.h"
@@ -367,6 +368,20 @@ static int gate_cell(const char *path, const struct gated *c, const struct gated
 	return failed;
 }
 
+/* Whether two kernel identities name the same kernel.  A Linux version
+ * string is its release, then " #N" and the build's date: the same tree
+ * built again (a kernel developer's CI, each commit; the seed's
+ * regression put back) differs only there, and must be compared, or the
+ * gate would check nothing on exactly the builds it is for.  Another
+ * release (a distribution's kernel that moved on) is another kernel. */
+static int same_kernel(const char *a, const char *b)
+{
+	const char *ha = strstr(a, " #"), *hb = strstr(b, " #");
+	size_t la = ha ? (size_t)(ha - a) : strlen(a), lb = hb ? (size_t)(hb - b) : strlen(b);
+
+	return la == lb && memcmp(a, b, la) == 0;
+}
+
 /* measured (n cells) against the baseline b read from path.  ovmf: the
  * OVMF cells were asked for, so a missing one fails. */
 static int gate(const char *path, struct baseline *b, const struct gated *measured, size_t n, int ovmf,
@@ -391,7 +406,7 @@ static int gate(const char *path, struct baseline *b, const struct gated *measur
 			failed++;
 			continue;
 		}
-		if (strcmp(c->id, base->id) != 0) {
+		if (!same_kernel(c->id, base->id)) {
 			int linux_builds = strncmp(c->id, BENCH_LINUX_ID, strlen(BENCH_LINUX_ID)) == 0 &&
 					   strncmp(base->id, BENCH_LINUX_ID, strlen(BENCH_LINUX_ID)) == 0;
 			if (linux_builds) {
@@ -421,6 +436,11 @@ static int gate(const char *path, struct baseline *b, const struct gated *measur
 	}
 	if (no_ovmf)
 		printf("skip: bench-check: %zu OVMF cells: no --ovmf\n", no_ovmf);
+	/* A gate that compared nothing has checked nothing: fail closed. */
+	if (!checked && !failed) {
+		fprintf(stderr, "bzpack: %s: no cell could be compared with the baseline\n", path);
+		failed++;
+	}
 	printf("bzpack bench: checked %zu of %zu baseline cells against %s (tolerance %g%%): %s"
 	       " (%zu failed, %zu not comparable, %zu OVMF cells not booted)\n",
 	       checked, b->n, path, tolerance_pct, failed ? "FAILED" : "ok", failed, other, no_ovmf);
