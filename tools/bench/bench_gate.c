@@ -341,16 +341,20 @@ static int ends_with(const char *s, const char *tail)
 /* One measured cell against its baseline cell: 1 if it fails. */
 static int gate_cell(const char *path, const struct gated *c, const struct gated *base, double tolerance_pct)
 {
-	const char *unit = ends_with(c->key, "/linux") ? "instructions" : "cycles";
+	/* Linux's own decompressor has one figure, its instructions from
+	 * entry to kernel entry, stored as both cycles and total: gated once. */
+	int linux_cell = ends_with(c->key, "/linux");
 	int ovmf = ends_with(c->key, "/" BENCH_LOADER_OVMF), failed = 0;
 	const struct { const char *what; uint64_t got, want; int gated; } m[] = {
-		{ unit, c->cycles, base->cycles, 1 },
+		{ linux_cell ? "instructions" : "cycles", c->cycles, base->cycles, 1 },
 		{ "total", c->total, base->total, !ovmf },
 		{ "image bytes", c->image_bytes, base->image_bytes, 1 },
 	};
 	double pct;
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (linux_cell && i == 1)
+			continue;
 		int d = compare(m[i].got, m[i].want, tolerance_pct, &pct);
 		if (!m[i].gated) {
 			printf("info    %s %s: %llu, baseline %llu (%+.2f%%): not gated, it counts OVMF's boot services calls\n",
