@@ -86,7 +86,7 @@ static uint32_t crc32_update(const uint32_t t[8][256], uint32_t c, const uint8_t
  * The functions carry the target attribute, so the stub's -m64
  * -mgeneral-regs-only build may contain them; they run only where
  * crc32_have_clmul() said so (the stub's entries enable SSE).  Hosted
- * builds also have a 256-bit form (crc32_fold_wide()). */
+ * builds run exactly this too: make bench-native measures the stub's code. */
 #define CRC32_K_544 0x154442bd4ull      /* x^(512+32) mod P, reflected, << 1 */
 #define CRC32_K_480 0x1c6e41596ull      /* x^(512-32) */
 #define CRC32_K_160 0x1751997d0ull      /* x^(128+32) */
@@ -99,26 +99,15 @@ typedef long long crc32_v2 __attribute__((vector_size(16)));
 /* What crc32_update_clmul() may use: */
 #define CRC32_TABLES_ONLY 0     /* nothing: the tables */
 #define CRC32_PCLMUL      1     /* PCLMULQDQ (CPUID 1, ECX bit 1) */
-#define CRC32_VPCLMUL     2     /* that and 256-bit VPCLMULQDQ, AVX state on */
 
-static __attribute__((target("xsave"))) unsigned long long crc32_xcr0(void)
-{
-	return __builtin_ia32_xgetbv(0);
-}
-
-/* The best of the above this CPU has.  The 256-bit registers also need
- * the OS to save their state (OSXSAVE, XCR0's SSE and AVX bits): the stub
- * never turns that on, so its freestanding build does not even ask. */
+/* The best of the above this CPU has. */
 static MAYBE_UNUSED int crc32_have_clmul(void)
 {
 	unsigned a, b, c, d;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_PCLMUL))
 		return CRC32_TABLES_ONLY;
-	if (!__STDC_HOSTED__ || !(c & bit_OSXSAVE) || !(c & bit_AVX) || (crc32_xcr0() & 6) != 6 ||
-	    !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2) || !(c & bit_VPCLMULQDQ))
-		return CRC32_PCLMUL;
-	return CRC32_VPCLMUL;
+	return CRC32_PCLMUL;
 }
 
 static CRC32_CLMUL ALWAYS_INLINE crc32_v2 crc32_load16(const uint8_t *p)
@@ -135,73 +124,11 @@ static CRC32_CLMUL ALWAYS_INLINE crc32_v2 crc32_fold16(crc32_v2 x, crc32_v2 k, c
 	return __builtin_ia32_pclmulqdq128(x, k, 0x00) ^ __builtin_ia32_pclmulqdq128(x, k, 0x11) ^ next;
 }
 
-/* The 256-bit form (hosted builds, CRC32_VPCLMUL): the same folding, two
- * 16-byte registers to an instruction, four 32-byte registers 128 bytes a
- * step (D = 1024), then their eight halves fold into one by D = 128.
- * Takes n >= 128; gives the one register, *p and *n past what it took. */
-#define CRC32_K_1056 0x1e88ef372ull     /* x^(1024+32) mod P, reflected, << 1 */
-#define CRC32_K_992  0x14a7fe880ull     /* x^(1024-32) */
-#define CRC32_WIDE __attribute__((target("avx2,vpclmulqdq,pclmul")))
-
-typedef long long crc32_v4 __attribute__((vector_size(32)));
-
-/* The one builtin whose name GCC and clang (the host tests' fuzzers) do
- * not share. */
-#ifdef __clang__
-#define CRC32_VPCLMULQDQ256 __builtin_ia32_pclmulqdq256
-#else
-#define CRC32_VPCLMULQDQ256 __builtin_ia32_vpclmulqdq_v4di
-#endif
-
-static CRC32_WIDE ALWAYS_INLINE crc32_v4 crc32_load32(const uint8_t *p)
-{
-	crc32_v4 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static CRC32_WIDE ALWAYS_INLINE crc32_v4 crc32_fold32(crc32_v4 x, crc32_v4 k, crc32_v4 next)
-{
-	return CRC32_VPCLMULQDQ256(x, k, 0x00) ^ CRC32_VPCLMULQDQ256(x, k, 0x11) ^ next;
-}
-
-static CRC32_WIDE crc32_v2 crc32_fold_wide(uint32_t c, const uint8_t **pp, size_t *np)
-{
-	const crc32_v4 k1024 = { (long long)CRC32_K_1056, (long long)CRC32_K_992,
-				 (long long)CRC32_K_1056, (long long)CRC32_K_992 };
-	const crc32_v2 k128 = { (long long)CRC32_K_160, (long long)CRC32_K_96 };
-	const crc32_v4 c0 = { (long long)c, 0, 0, 0 };
-	const uint8_t *p = *pp;
-	size_t n = *np;
-	crc32_v4 x[4];
-	crc32_v2 half[8], r;
-
-	x[0] = crc32_load32(p) ^ c0;
-	x[1] = crc32_load32(p + 32);
-	x[2] = crc32_load32(p + 64);
-	x[3] = crc32_load32(p + 96);
-	for (p += 128, n -= 128; n >= 128; p += 128, n -= 128) {
-		x[0] = crc32_fold32(x[0], k1024, crc32_load32(p));
-		x[1] = crc32_fold32(x[1], k1024, crc32_load32(p + 32));
-		x[2] = crc32_fold32(x[2], k1024, crc32_load32(p + 64));
-		x[3] = crc32_fold32(x[3], k1024, crc32_load32(p + 96));
-	}
-	__builtin_memcpy(half, x, sizeof(half));       /* the halves in input order */
-	r = half[0];
-	for (int i = 1; i < 8; i++)
-		r = __builtin_ia32_pclmulqdq128(r, k128, 0x00) ^ __builtin_ia32_pclmulqdq128(r, k128, 0x11) ^
-		    half[i];
-	*pp = p;
-	*np = n;
-	return r;
-}
-
 /* crc32_update() with the folding above for runs of 64 bytes and more;
  * the tables do the last register and the tail.  Same register in and
- * out as crc32_update(); path is what crc32_have_clmul() said. */
-static MAYBE_UNUSED CRC32_CLMUL uint32_t crc32_update_clmul(int path, const uint32_t t[8][256], uint32_t c,
-							   const uint8_t *p, size_t n)
+ * out as crc32_update(); only where crc32_have_clmul() said so. */
+static MAYBE_UNUSED CRC32_CLMUL uint32_t crc32_update_clmul(const uint32_t t[8][256], uint32_t c, const uint8_t *p,
+							   size_t n)
 {
 	const crc32_v2 k512 = { (long long)CRC32_K_544, (long long)CRC32_K_480 };
 	const crc32_v2 k128 = { (long long)CRC32_K_160, (long long)CRC32_K_96 };
@@ -211,22 +138,18 @@ static MAYBE_UNUSED CRC32_CLMUL uint32_t crc32_update_clmul(int path, const uint
 
 	if (n < 64)
 		return crc32_update(t, c, p, n);
-	if (__STDC_HOSTED__ && path == CRC32_VPCLMUL && n >= 128) {
-		x3 = crc32_fold_wide(c, &p, &n);
-	} else {
-		/* The register's bytes come first: they are xored into the first four. */
-		x0 = crc32_load16(p) ^ c0;
-		x1 = crc32_load16(p + 16);
-		x2 = crc32_load16(p + 32);
-		x3 = crc32_load16(p + 48);
-		for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
-			x0 = crc32_fold16(x0, k512, crc32_load16(p));
-			x1 = crc32_fold16(x1, k512, crc32_load16(p + 16));
-			x2 = crc32_fold16(x2, k512, crc32_load16(p + 32));
-			x3 = crc32_fold16(x3, k512, crc32_load16(p + 48));
-		}
-		x3 = crc32_fold16(crc32_fold16(crc32_fold16(x0, k128, x1), k128, x2), k128, x3);
+	/* The register's bytes come first: they are xored into the first four. */
+	x0 = crc32_load16(p) ^ c0;
+	x1 = crc32_load16(p + 16);
+	x2 = crc32_load16(p + 32);
+	x3 = crc32_load16(p + 48);
+	for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+		x0 = crc32_fold16(x0, k512, crc32_load16(p));
+		x1 = crc32_fold16(x1, k512, crc32_load16(p + 16));
+		x2 = crc32_fold16(x2, k512, crc32_load16(p + 32));
+		x3 = crc32_fold16(x3, k512, crc32_load16(p + 48));
 	}
+	x3 = crc32_fold16(crc32_fold16(crc32_fold16(x0, k128, x1), k128, x2), k128, x3);
 	for (; n >= 16; p += 16, n -= 16)
 		x3 = crc32_fold16(x3, k128, crc32_load16(p));
 	__builtin_memcpy(last, &x3, sizeof(last));

@@ -1211,12 +1211,12 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 		if ((size_t)(z.out - z.crc_done) >= CRC_STRIDE) {
 			const size_t k = (size_t)(z.out - z.crc_done) / CRC_STRIDE * CRC_STRIDE;
 
-			z.crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, k) :
+			z.crc = clmul ? crc32_update_clmul(ws->crc, z.crc, z.crc_done, k) :
 				crc32_strides(ws->crc, ws->crc_shift, ws->crc_zero_shift, z.crc, z.crc_done, k);
 			z.crc_done += k;
 		}
 	} while (!(hdr & 1));
-	crc = clmul ? crc32_update_clmul(clmul, ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done)) :
+	crc = clmul ? crc32_update_clmul(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done)) :
 		crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
 
 	if (z.out != z.out_end)

@@ -1,13 +1,13 @@
 /* test_crc32.c - decode/crc32.h, the CRC-32 of gzip and xz: the check
  * value, the table path and the PCLMULQDQ folding path against a
  * reference library's crc32() on random data of every alignment and many
- * lengths (each folding path: 128-bit PCLMULQDQ, 256-bit VPCLMULQDQ),
+ * lengths,
  * chained updates, the combiner, and the folding constants recomputed
  * from the polynomial.  The reference is zlib's crc32(); -m32
  * has no installable i386 zlib (ci/deps.sh), so there it is libdeflate's
  * libdeflate_crc32(), the same function of the same polynomial.
  *
- * On a CPU without PCLMULQDQ (or VPCLMULQDQ) a folding path cannot run: its checks are
+ * On a CPU without PCLMULQDQ the folding path cannot run: its checks are
  * reported as "skip: NAME: why" (ci/tests/test-host.sh counts them), not
  * left out in silence. */
 #include <stdio.h>
@@ -39,17 +39,6 @@ static void expect(int ok, const char *what)
 }
 
 typedef uint32_t crc_fn(const uint32_t t[8][256], uint32_t c, const uint8_t *p, size_t n);
-
-/* crc32_update_clmul() on each of its paths. */
-static uint32_t update_pclmul(const uint32_t t[8][256], uint32_t c, const uint8_t *p, size_t n)
-{
-	return crc32_update_clmul(CRC32_PCLMUL, t, c, p, n);
-}
-
-static uint32_t update_vpclmul(const uint32_t t[8][256], uint32_t c, const uint8_t *p, size_t n)
-{
-	return crc32_update_clmul(CRC32_VPCLMUL, t, c, p, n);
-}
 
 /* The whole CRC (pre- and post-inverted) of n bytes at p. */
 static uint32_t whole(crc_fn *f, const uint8_t *p, size_t n)
@@ -138,23 +127,13 @@ int main(void)
 	       CRC32_K_160 == fold_constant(128 + 32) && CRC32_K_96 == fold_constant(128 - 32),
 	       "folding constants are x^(D +- 32) mod P, reflected, << 1");
 
-	expect(CRC32_K_1056 == fold_constant(1024 + 32) && CRC32_K_992 == fold_constant(1024 - 32),
-	       "256-bit folding constants are x^(1024 +- 32) mod P, reflected, << 1");
-
 	check_path("tables", crc32_update, buf);
 	if (crc32_have_clmul() < CRC32_PCLMUL) {
 		printf("skip: pclmulqdq: this CPU has no PCLMULQDQ; the folding path (check value, "
 		       "against " REF_NAME ", chained updates) cannot run\n");
 		skipped++;
 	} else {
-		check_path("pclmulqdq", update_pclmul, buf);
-	}
-	if (crc32_have_clmul() < CRC32_VPCLMUL) {
-		printf("skip: vpclmulqdq: this CPU (or OS) has no 256-bit VPCLMULQDQ with AVX2; the "
-		       "256-bit folding path (check value, against " REF_NAME ", chained updates) cannot run\n");
-		skipped++;
-	} else {
-		check_path("vpclmulqdq", update_vpclmul, buf);
+		check_path("pclmulqdq", crc32_update_clmul, buf);
 	}
 
 	/* The combiner: crc(A B) from crc(A), crc(0, B) and |B|. */
