@@ -130,6 +130,25 @@ tb_gate "bench gate: another Linux build is not comparable, the rest checked" 0 
 	'^skip +debian-i386/lz4/32: not comparable: the baseline is for Linux 6\..*, this is Linux 9\.9\.9-1-686' \
 	"checked $((tb_cells - tb_i386)) of $tb_cells baseline cells .*: ok \(0 failed, $tb_i386 not comparable"
 
+# The same Linux release built again (" #N" and the date differ: a
+# kernel tree's CI, each commit) is the same kernel: compared, and 3 %
+# more cycles there fails.
+tb_fresh
+tb_edit "$tb_meas" 'for k, c in d["cells"].items():
+    if k.startswith("debian-i386/"):
+        c["kernel"] = re.sub(r" #.*", " #99 Thu Jan  1 00:00:00 UTC 2099", c["kernel"])
+        if k == "debian-i386/lz4/32": c["cycles"] = c["cycles"] * 103 // 100'
+tb_gate "bench gate: the same Linux release built again is compared" 1 "$tb_meas" "$tb_base" \
+	'^bzpack: .*: debian-i386/lz4/32: cycles [0-9]+, baseline [0-9]+ \(\+3'
+
+# A gate that could compare no cell has checked nothing: it fails.
+tb_fresh
+tb_edit "$tb_meas" 'd["cells"] = {k: c for k, c in d["cells"].items() if k.startswith("debian-i386/")}
+for c in d["cells"].values(): c["kernel"] = "Linux 9.9.9-1-686 (a later build)"'
+tb_edit "$tb_base" 'd["cells"] = {k: c for k, c in d["cells"].items() if k.startswith("debian-i386/")}'
+tb_gate "bench gate: comparing no cell at all fails" 1 "$tb_meas" "$tb_base" \
+	'^bzpack: .*: no cell could be compared with the baseline'
+
 # A test kernel is built here: it may not change identity.
 tb_fresh
 tb_edit "$tb_meas" 'd["cells"]["testkern64/lz4/64"]["kernel"] = "testkern99"'
