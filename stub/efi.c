@@ -15,7 +15,11 @@
  *      else the first initrd=\path, read from the image's own volume
  *      (or the handover loader's); an embedded initrd (.initrd, checked
  *      against its CRC32C) goes before it, both copied into one region
- *      below initrd_addr_max, as systemd-stub joins them;
+ *      below initrd_addr_max, as systemd-stub joins them.  The -initrd
+ *      stubs then walk it and, where initrd_unpack.c's rules allow
+ *      (the RAM counted from the memory map), take pages for it
+ *      decompressed; they decode it after the kernel, with the kernel
+ *      decoder's workspace, and hand the kernel the result;
  *   4. the kernel's memory.  A kernel with a relocation table goes where
  *      the memory map has room: a random slot of the free memory (KASLR,
  *      kaslr.c's rules, EFI_RNG_PROTOCOL's seed in the entropy and handed
@@ -740,6 +744,51 @@ static void handover_quirks(struct boot_params *bp)
 	bp->hdr.kernel_info_offset = (uint32_t)(_stub_end - startup_32) + offsetof(struct bzpack_header, kernel_info);
 }
 
+/* ---- the initrd decompressed (-initrd stubs, initrd_unpack.c) ------------ */
+
+/* The plan under UEFI: the memory rule counts what set_e820() will hand
+ * the kernel as RAM, and the result goes in pages of our own below
+ * initrd_addr_max (LOADER_DATA: the kernel's RAM once it is done with
+ * the initrd).  Before the kernel is decompressed, so that it cannot
+ * take the room; u->why says why not, and then nothing is allocated. */
+static void plan_initrd_unpack(struct efi_boot *eb, const struct boot_params *bp, const struct bzpack_header *hdr,
+			       struct initrd_unpack *u)
+{
+	struct efi_map m = { 0 };
+	uint64_t ram = 0;
+	const char *map_why = read_memory_map(eb, &m);
+
+	for (uint64_t off = 0; !map_why && off + m.desc_size <= m.size; off += m.desc_size) {
+		const struct efi_memory_descriptor *d = (const void *)(m.buf + off);
+		if (e820_type(d->type) == E820_TYPE_RAM)
+			ram += d->pages * EFI_PAGE_SIZE;
+	}
+	if (!map_why)
+		free_memory_map(eb, &m);
+	initrd_unpack_size(bp, hdr, ram, u);
+	if (!u->in_size || u->why)
+		return;
+	if (map_why && !(hdr->flags & BZPACK_FLAG_INITRD_ALWAYS)) {
+		u->why = map_why;       /* auto cannot weigh the RAM it could not count */
+		return;
+	}
+	uint64_t addr = initrd_unpack_limit(bp);
+	if (allocate(eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, u->out_size, &addr) != EFI_SUCCESS)
+		u->why = "no free RAM for the decompressed initrd";
+	else
+		u->out_at = addr;
+}
+
+/* The plan carried out; a failed decode gives its pages back. */
+static void run_initrd_unpack(struct efi_boot *eb, struct boot_params *bp, struct initrd_unpack *u, void *workspace)
+{
+	int planned = u->in_size && !u->why;
+
+	initrd_unpack_run(bp, u, workspace);
+	if (planned && u->why)
+		eb->bs->free_pages(u->out_at, (u->out_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE);
+}
+
 /* ---- the story ----------------------------------------------------------- */
 
 efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_params *given_bp,
@@ -801,6 +850,9 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		if (why)
 			return efi_fail(&eb, EFI_OUT_OF_RESOURCES, why, "");
 	}
+	struct initrd_unpack unpack;
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
+		plan_initrd_unpack(&eb, bp, hdr, &unpack);
 
 	/* 4.  The stub's code, header and strings must outlive the kernel's
 	 * arrival; the payload only until it is decompressed. */
@@ -852,7 +904,7 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 	if (!page_tables)
 		return efi_fail(&eb, EFI_OUT_OF_RESOURCES,
 				"EFI: no memory for page tables, or the stub runs above 512 GiB", "");
-	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {  /* efi-frames.o: the firmware runs the other CPUs */
+	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {  /* the frames kinds': the firmware runs the other CPUs */
 		t.bp = bp;
 		t.bs = eb.bs;
 	}
@@ -860,6 +912,10 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 			  (void *)(uintptr_t)workspace, 0, &t, &detail);
 	if (why)
 		return efi_fail(&eb, EFI_CRC_ERROR, why, detail);
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD) {  /* the kernel's decoder is done with the workspace */
+		run_initrd_unpack(&eb, bp, &unpack, (void *)(uintptr_t)workspace);
+		t.unpack = &unpack;
+	}
 
 	/* 5. */
 	set_acpi_rsdp(st, bp);

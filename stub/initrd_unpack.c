@@ -1,6 +1,7 @@
 /* initrd_unpack.c - the initrd decompressed before the kernel runs
  * (bzpack --initrd-decompress; only the -initrd stubs link this file and
- * the gzip, xz and zstd decoders, stub/stub.mk).
+ * the gzip, xz and zstd decoders, stub/stub.mk), on the BIOS path
+ * (main.c) and the UEFI path (efi.c) alike.
  *
  * The initrd the kernel is about to get (embedded, the loader's, or both
  * joined by initrd.c) is walked the way Linux's initramfs unpacker walks
@@ -30,7 +31,8 @@
  * Memory: the kernel frees the initrd only after unpacking it, so a
  * decompressed initrd costs its whole size until then, besides the files
  * it becomes.  The rule (flag INITRD without INITRD_ALWAYS): unpack only
- * when the E820 RAM is at least init_size + the initrd + 4 x the
+ * when the RAM (E820's; under UEFI the memory map's, counted as efi.c
+ * hands it on as E820) is at least init_size + the initrd + 4 x the
  * decompressed initrd: room for the kernel, the original (free again but
  * counted), the decompressed cpio, the files it becomes, and as much
  * again to spare.  With INITRD_ALWAYS, whenever the result fits in free
@@ -298,8 +300,8 @@ static void walk(const uint8_t *p, uint64_t len, struct initrd_unpack *u)
 	u->unpacked_size = out;
 }
 
-void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header *hdr, const struct mem_range *avoid,
-			int n_avoid, struct initrd_unpack *u)
+void initrd_unpack_size(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t ram,
+			struct initrd_unpack *u)
 {
 	*u = (struct initrd_unpack){ .in_at = bp->hdr.ramdisk_image | (uint64_t)bp->ext_ramdisk_image << 32,
 				     .in_size = bp->hdr.ramdisk_size | (uint64_t)bp->ext_ramdisk_size << 32 };
@@ -321,17 +323,24 @@ void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header
 		u->why = "decoder workspace too small";
 		return;
 	}
-	if (!(hdr->flags & BZPACK_FLAG_INITRD_ALWAYS) &&
-	    e820_ram(bp) < (uint64_t)hdr->init_size + u->in_size + 4 * u->out_size) {
+	if (!(hdr->flags & BZPACK_FLAG_INITRD_ALWAYS) && ram < (uint64_t)hdr->init_size + u->in_size + 4 * u->out_size)
 		u->why = "auto: RAM below init_size + initrd + 4 x unpacked";
+}
+
+uint64_t initrd_unpack_limit(const struct boot_params *bp)
+{
+	return bp->hdr.initrd_addr_max < BELOW_4G - 1 ? bp->hdr.initrd_addr_max : BELOW_4G - 1;
+}
+
+void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header *hdr, const struct mem_range *avoid,
+			int n_avoid, struct initrd_unpack *u)
+{
+	initrd_unpack_size(bp, hdr, e820_ram(bp), u);
+	if (!u->in_size || u->why)
 		return;
-	}
-	uint64_t max = bp->hdr.initrd_addr_max < BELOW_4G - 1 ? bp->hdr.initrd_addr_max : BELOW_4G - 1;
 	u->out_at = memory_find_free(bp, LOW_MEMORY_END, u->out_size, MOVE_ALIGN, avoid, n_avoid);
-	if (!u->out_at || u->out_at + u->out_size - 1 > max) {
+	if (!u->out_at || u->out_at + u->out_size - 1 > initrd_unpack_limit(bp))
 		u->why = "no free RAM for the decompressed initrd";
-		return;
-	}
 }
 
 void initrd_unpack_run(struct boot_params *bp, struct initrd_unpack *u, void *workspace)
@@ -363,10 +372,6 @@ void initrd_unpack_run(struct boot_params *bp, struct initrd_unpack *u, void *wo
 
 void initrd_unpack_report(const struct initrd_unpack *u)
 {
-	if (!u) {
-		serial_puts(" unpacked=no(not on this entry)");
-		return;
-	}
 	if (!u->in_size)
 		return;
 	serial_puts(" unpacked=");

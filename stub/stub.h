@@ -216,8 +216,15 @@ struct initrd_unpack {
 #define INITRD_UNPACK_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define INITRD_UNPACK_WORKSPACE                                                                        \
 	INITRD_UNPACK_MAX2(INITRD_UNPACK_MAX2(DECODE_WORKSPACE_gzip, DECODE_WORKSPACE_xz), DECODE_WORKSPACE_zstd)
-/* Walks the initrd bp points at and plans the result in free RAM clear
- * of avoid[]; u->why says why not.  Reads memory.c: before any move. */
+/* Walks the initrd bp points at, sizes the result and applies the
+ * memory rule against ram, the RAM the kernel will have; u->why says why
+ * not.  What is left to plan is u->out_at: free RAM for u->out_size
+ * bytes, below initrd_unpack_limit(). */
+void initrd_unpack_size(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t ram,
+			struct initrd_unpack *u);
+uint64_t initrd_unpack_limit(const struct boot_params *bp);
+/* The BIOS path's: initrd_unpack_size() against E820's RAM, the result
+ * in free RAM clear of avoid[].  Reads memory.c: before any move. */
 void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header *hdr, const struct mem_range *avoid,
 			int n_avoid, struct initrd_unpack *u);
 /* Carries the plan out with the workspace (the kernel's decoder is done

@@ -45,11 +45,16 @@ STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 		$(if $(filter initrd,$(call stub_features,$(3))),$(INITRD_CODECS)),$(call CODEC_SRCS,$(c)))))
 # STUB_EFI_OBJS_<bits> kind: only 64-bit stubs have UEFI entries (a
 # 64-bit firmware cannot enter a 32-bit kernel the way the boot protocol
-# wants).  A frames kind's is efi.c built again as efi-frames.o, with
-# -DSTUB_FLAGS=BZPACK_FLAG_FRAMES: it hands its boot services to the frame
-# queue (efi_smp.c), which the other kinds' efi.o has not a byte of.
+# wants).  efi.c reads two features, so it is built once for each set of
+# them (STUB_EFI_KINDS, with that kind's -DSTUB_FLAGS): a frames kind's
+# hands its boot services to the frame queue (efi_smp.c), an initrd
+# kind's decompresses the initrd; the plain efi.o has not a byte of
+# either.  efi_kind kind: the kind without bcj (kinds name their features
+# in a fixed order, bcj first).
+STUB_EFI_KINDS := plain frames initrd frames-initrd
+efi_kind = $(patsubst bcj-%,%,$(patsubst bcj,plain,$(1)))
 STUB_EFI_OBJS_32 =
-STUB_EFI_OBJS_64 = $(B)/stub/64/efi$(if $(filter frames,$(call stub_features,$(1))),-frames).o $(B)/stub/64/efi_entry.o
+STUB_EFI_OBJS_64 = $(B)/stub/64/efi$(call stub_suffix,$(call efi_kind,$(1))).o $(B)/stub/64/efi_entry.o
 # Cold code is built for size: it runs once per boot, and its time is
 # the firmware's and the serial port's, not ours.  The UEFI entry
 # (efi.c), the boot story and its report (main.c), the memory plan
@@ -64,7 +69,7 @@ STUB_EFI_OBJS_64 = $(B)/stub/64/efi$(if $(filter frames,$(call stub_features,$(1
 STUB_COLD_CFLAGS := -Oz -fno-jump-tables
 STUB_COLD_OBJS := $(foreach w,$(BITS),$(addprefix $(B)/stub/$(w)/,$(foreach k,$(STUB_KINDS),main$(call stub_suffix,$(k)).o) \
 	frames.o smp.o initrd_unpack.o memory.o kaslr.o initrd.o serial.o)) \
-	$(B)/stub/64/efi.o $(B)/stub/64/efi-frames.o $(B)/stub/64/efi_smp.o
+	$(foreach k,$(STUB_EFI_KINDS),$(B)/stub/64/efi$(call stub_suffix,$(k)).o) $(B)/stub/64/efi_smp.o
 $(STUB_COLD_OBJS): STUB_CFLAGS += $(STUB_COLD_CFLAGS)
 # XXH3's lanes are SSE2 vectors.  The 32-bit stub is all -msse2 already;
 # the 64-bit one keeps to the general registers but here: long mode
@@ -101,9 +106,13 @@ $(B)/stub/$(1)/main$(call stub_suffix,$(2)).o: stub/main.c $(B)/stub/cflags stub
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_FLAGS=$(call stub_kind_flags,$(2)) -c -o $$@ $$<
 endef
 $(foreach w,$(BITS),$(foreach k,$(filter-out plain,$(STUB_KINDS)),$(eval $(call stub_main_obj,$(w),$(k)))))
-$(B)/stub/64/efi-frames.o: stub/efi.c $(B)/stub/cflags stub/stub.mk
-	@mkdir -p $(dir $@)
-	$(CC) $(STUB_CFLAGS) $(STUB_CFLAGS_64) -DSTUB_FLAGS=BZPACK_FLAG_FRAMES -c -o $@ $<
+# efi<suffix>.o kind: efi.c for a kind of STUB_EFI_KINDS other than plain.
+define stub_efi_obj
+$(B)/stub/64/efi$(call stub_suffix,$(1)).o: stub/efi.c $(B)/stub/cflags stub/stub.mk
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_64) -DSTUB_FLAGS=$(call stub_kind_flags,$(1)) -c -o $$@ $$<
+endef
+$(foreach k,$(filter-out plain,$(STUB_EFI_KINDS)),$(eval $(call stub_efi_obj,$(k))))
 
 $(B)/stub/32/head.o: stub/head_32.asm stub/head_common.inc stub/selfcheck.inc $(GEN_INC)
 	@mkdir -p $(dir $@)

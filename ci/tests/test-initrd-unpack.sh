@@ -10,11 +10,15 @@
 # (160M, a 40 MiB initrd) hand the original initrd over, with the reason
 # on the report line; the kernel still boots where it can.  The i386
 # test kernel takes the 32-bit stub through the same code, testkern64 the
-# -bcj-initrd stub, and its UEFI entry says it leaves the initrd alone.
+# -bcj-initrd stub and its UEFI entry, and Debian's kernel boots under
+# OVMF with the stub decompressing (the same tree) and with auto in tight
+# memory.
 DEB=$B/debian
 IU_MARKER="^bzpack-initramfs: userspace reached"
 IU_CMDLINE="console=ttyS0 panic=-1 no_timer_check"
 CR=$'\r'
+# shellcheck source=ci/fixtures/ovmf.sh
+. ci/fixtures/ovmf.sh
 
 if ! bash ci/fixtures/fetch-debian.sh > "$T/iu-fetch-debian.log" 2>&1; then
 	fail "initrd-unpack: fetch Debian kernels" "$(tail -n 3 "$T/iu-fetch-debian.log" | tr '\n' ' ')"
@@ -138,8 +142,7 @@ elif boot "initrd-unpack: testkern32 with a loader's gzip initrd" 33 "$tk" "$T/i
 fi
 
 # The -bcj-initrd stub (testkern64, xz initrd): both fields, unpacked=
-# before unfilter=; and its UEFI entry, which does not decompress yet and
-# says so.
+# before unfilter=; and its UEFI entry (OVMF's LoadFile2 initrd, gzip).
 tk=$T/iu-testkern64-bcj.img
 if ! out=$($BZPACK -q -c zstd --bcj --initrd-decompress=always -o "$tk" "$B/images/testkern64.elf" 2>&1); then
 	fail "initrd-unpack: pack testkern64 with --bcj --initrd-decompress=always" "$out"
@@ -150,14 +153,36 @@ else
 			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=xz:$(stat -c %s "$ir.xz")->$(stat -c %s "$ir.none"),cycles=[0-9]+ unfilter=[0-9]+$CR?\$" \
 			"$T/iu-testkern64-bcj.log"
 	fi
-	# shellcheck source=ci/fixtures/ovmf.sh
-	. ci/fixtures/ovmf.sh
 	if why=$(ovmf_missing); then
 		skip "initrd-unpack: testkern64 --bcj under UEFI" "$why"
 	elif boot "initrd-unpack: testkern64 --bcj under UEFI" 33 "$tk" "$T/iu-testkern64-efi.log" -U -m 256M -t 180 \
 			-i "$ir.gzip"; then
-		check "initrd-unpack: under UEFI the original initrd, and why: $(iu_field "$T/iu-testkern64-efi.log")" \
-			grep -aEq " initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.gzip") unpacked=no\\(not on this entry\\) unfilter=" \
+		check "initrd-unpack: testkern64 --bcj under UEFI: report line $(iu_field "$T/iu-testkern64-efi.log")" \
+			grep -aEq " entry=efi .* initrd=loader:0x[0-9a-f]+\\+$(stat -c %s "$ir.none") unpacked=gzip:$(stat -c %s "$ir.gzip")->$(stat -c %s "$ir.none"),cycles=[0-9]+ unfilter=[0-9]+$CR?\$" \
 			"$T/iu-testkern64-efi.log"
+	fi
+fi
+
+# Debian amd64 under OVMF, the loader's zstd initrd: the same tree as the
+# kernel's own unpacking; and auto in tight memory there too (its RAM
+# counted from the memory map): 256M, as OVMF under 160M has no room to
+# load a 40 MiB initrd at all.
+if why=$(ovmf_missing); then
+	skip "initrd-unpack: Debian amd64 under UEFI" "$why"
+else
+	if iu_boot "initrd-unpack: Debian amd64 under UEFI, loader's zstd initrd, stub decompresses" "$always" \
+			"$T/iu-efi-zstd.log" -U -m 512M -i "$ir.zstd"; then
+		want=$(iu_tree "$T/iu-zstd-off.log") got=$(iu_tree "$T/iu-efi-zstd.log")
+		check "initrd-unpack: under UEFI: the same tree as the kernel's unpacking (${want:-none} = ${got:-none})" \
+			test -n "$want" -a "$want" = "$got"
+		check "initrd-unpack: under UEFI: report line $(iu_field "$T/iu-efi-zstd.log")" \
+			grep -aEq "^bzpack: codec=.* entry=efi .* initrd=loader:0x[0-9a-f]+\\+[0-9]+ unpacked=zstd:$(stat -c %s "$ir.zstd")->[0-9]+,cycles=[0-9]+$CR?\$" \
+			"$T/iu-efi-zstd.log"
+	fi
+	if iu_boot "initrd-unpack: auto under UEFI, 256M, a 40 MiB initrd" "$auto" "$T/iu-efi-tight.log" -U -m 256M \
+			-i "$tight"; then
+		check "initrd-unpack: auto under UEFI, 256M, a 40 MiB initrd: not unpacked: $(iu_field "$T/iu-efi-tight.log")" \
+			grep -aEq " entry=efi .* unpacked=no\\(gzip: auto: RAM below init_size \\+ initrd \\+ 4 x unpacked\\)$CR?\$" \
+			"$T/iu-efi-tight.log"
 	fi
 fi
