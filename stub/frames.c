@@ -18,6 +18,8 @@
 #include "smp.h"
 #include "stub.h"
 
+#define PAUSE() __asm__ volatile("pause")
+
 /* Which frame next; counts past the last when the queue is empty. */
 static unsigned next_frame(struct frames_job *job)
 {
@@ -82,7 +84,7 @@ const char *frames_run(struct frames_job *job, struct boot_params *bp, struct ef
 	 * took may then still be decoding. */
 	for (unsigned i = 0; i < job->count; i++)
 		while (__atomic_load_n(&job->status[i], __ATOMIC_ACQUIRE) == FRAME_PENDING)
-			cpu_pause();
+			PAUSE();
 
 	for (unsigned i = 0; i < job->count; i++) {
 		uint8_t s = job->status[i];

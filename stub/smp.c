@@ -107,7 +107,7 @@ static void pit_wait_us(uint32_t us)
 	outb(PIT_COUNTER2, count & 0xff);
 	outb(PIT_COUNTER2, count >> 8);
 	while (!(inb(PIT_GATE_PORT) & 0x20))
-		cpu_pause();
+		__builtin_ia32_pause();
 }
 
 /* ---- ACPI: the MADT's APIC IDs ------------------------------------------- */

@@ -243,12 +243,4 @@ static inline uint64_t read_tsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
-/* The body of every spin-wait loop (stub/smp.c, stub/frames.c): spares
- * a sibling thread and the bus on hardware, and under QEMU's TCG ends the
- * waiting vCPU's turn so that the others run. */
-static inline void cpu_pause(void)
-{
-	__builtin_ia32_pause();
-}
-
 #endif
