@@ -10,25 +10,16 @@
  *   where     the lowest free RAM below 1 MiB that holds the trampoline
  *             page and a stack for each (memory.c's rules: clear of
  *             boot_params, the command line, setup_data, the initrd);
- *   how       INIT, then (a CPU older than family 6 only: its external
- *             82489DX APIC needs it) 10 ms, a start-up IPI, 10 us, and
- *             the start-up IPI again to those that have not started (the
- *             MP start-up sequence of Intel's SDM, vol. 3, 9.4.4, with the
- *             delays Linux uses for modern CPUs, arch/x86/kernel/smpboot.c's
- *             init_udelay), through the local APIC in the mode the loader
- *             left it, xAPIC or x2APIC; each climbs to the stub's mode in
- *             stub/smp_trampoline.asm and runs the work;
- *   waits     not for them to start: the boot CPU takes its share of the
- *             work at once, from the same queue, so a CPU that starts late
- *             finds less to do, and one that has not started by the time
- *             the boot CPU is done has its slot taken back (it parks at
- *             once if it still comes).  Then, for each that started to
+ *   how       INIT, 10 ms, start-up IPI, 200 us, start-up IPI again to
+ *             those that have not started (the MP start-up sequence of
+ *             Intel's SDM, vol. 3, 9.4.4), through the local APIC in the
+ *             mode the loader left it, xAPIC or x2APIC; each climbs to the
+ *             stub's mode in stub/smp_trampoline.asm and runs the work;
+ *   waits     for each to start, 100 ms (the PIT's channel 2 counts), then
+ *             gives its slot up: the work is taken from a shared queue,
+ *             so the others do its share; for each that started to
  *             finish and park, 60 s, and halts with an error if one does
  *             not: it would still write where the kernel goes.
- *   spins     with PAUSE in every wait loop: on hardware it spares the
- *             sibling thread and the memory bus; under QEMU's TCG it lets
- *             the other vCPUs run (PAUSE ends the vCPU's turn), so a wait
- *             costs no more of the boot CPU's instructions than it takes.
  *
  * Parking.  A CPU that is done halts with interrupts off, in real mode
  * (a stray NMI finds the BIOS's vector table), in the trampoline page:
@@ -81,6 +72,7 @@ extern const uint8_t smp_trampoline_pm32[], smp_trampoline_rm[];
 #define PIT_GATE_PORT           0x61            /* bit 0: gate 2; bit 1: speaker; bit 5: out 2 */
 #define PIT_HZ                  1193182u
 
+#define START_POLLS             1000u           /* x 100 us: 100 ms to start */
 #define FINISH_POLLS            600000u         /* x 100 us: 60 s to finish */
 
 static uint64_t rdmsr(uint32_t msr)
@@ -107,7 +99,7 @@ static void pit_wait_us(uint32_t us)
 	outb(PIT_COUNTER2, count & 0xff);
 	outb(PIT_COUNTER2, count >> 8);
 	while (!(inb(PIT_GATE_PORT) & 0x20))
-		__builtin_ia32_pause();
+		;
 }
 
 /* ---- ACPI: the MADT's APIC IDs ------------------------------------------- */
@@ -338,6 +330,19 @@ static uint32_t state(const struct smp_params *p, unsigned i)
 	return __atomic_load_n(&p->state[i], __ATOMIC_ACQUIRE);
 }
 
+/* Slots still WAITING after polls x 100 us (0: none). */
+static unsigned wait_started(const struct smp_params *p, unsigned polls)
+{
+	for (;;) {
+		unsigned waiting = 0;
+		for (unsigned i = 1; i < p->count; i++)
+			waiting += state(p, i) == BZPACK_SMP_WAITING;
+		if (!waiting || !polls--)
+			return waiting;
+		pit_wait_us(100);
+	}
+}
+
 unsigned smp_run(struct boot_params *bp, unsigned max, void (*work)(void *arg, unsigned cpu), void *arg,
 		 const char **why_one)
 {
@@ -413,26 +418,26 @@ unsigned smp_run(struct boot_params *bp, unsigned max, void (*work)(void *arg, u
 		lapic_write(&l, APIC_SVR, svr | APIC_SVR_ENABLE | 0xff);
 	for (unsigned i = 1; i < pp->count; i++)
 		lapic_ipi(&l, pp->apic_id[i], ICR_INIT);
-	if (((a >> 8) & 0xf) < 6)       /* CPUID family, before the extended one */
-		pit_wait_us(10000);
+	pit_wait_us(10000);
 	for (int round = 0; round < 2; round++) {
 		for (unsigned i = 1; i < pp->count; i++)
 			if (state(pp, i) == BZPACK_SMP_WAITING)
 				lapic_ipi(&l, pp->apic_id[i], ICR_STARTUP | block >> 12);
-		pit_wait_us(10);
+		pit_wait_us(200);
 	}
 	unsigned cpus = 1;
+	/* Too late: the slot is ours again, and a CPU that still comes parks
+	 * at once (the trampoline claims a slot the same way). */
+	if (wait_started(pp, START_POLLS)) {
+		for (unsigned i = 1; i < pp->count; i++) {
+			uint32_t waiting = BZPACK_SMP_WAITING;
+			__atomic_compare_exchange_n(&pp->state[i], &waiting, BZPACK_SMP_ABANDONED, 0,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		}
+	}
 	lapic_write(&l, APIC_SVR, svr);
 
 	work(arg, 0);
-	/* The queue is empty.  Too late for a CPU that has not started: the
-	 * slot is ours again, and if it still comes it parks at once (the
-	 * trampoline claims a slot with the same compare-exchange). */
-	for (unsigned i = 1; i < pp->count; i++) {
-		uint32_t waiting = BZPACK_SMP_WAITING;
-		__atomic_compare_exchange_n(&pp->state[i], &waiting, BZPACK_SMP_ABANDONED, 0, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-	}
 	/* Every CPU that started: finished and parked, or we stop here. */
 	for (unsigned i = 1; i < pp->count; i++) {
 		if (state(pp, i) == BZPACK_SMP_ABANDONED)
@@ -444,6 +449,6 @@ unsigned smp_run(struct boot_params *bp, unsigned max, void (*work)(void *arg, u
 			pit_wait_us(100);
 		}
 	}
-	*why_one = cpus == 1 ? "ap-late" : 0;
+	*why_one = cpus == 1 ? "ap-timeout" : 0;
 	return cpus;
 }
