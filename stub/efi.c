@@ -765,11 +765,13 @@ static void plan_initrd_unpack(struct efi_boot *eb, const struct boot_params *bp
 	}
 	if (!map_why)
 		free_memory_map(eb, &m);
-	initrd_unpack_size(bp, hdr, ram, u);
+	/* Without a map the rule is not applied (no RAM to count) but the
+	 * walk's reasons still come first; then auto says why it stops. */
+	initrd_unpack_size(bp, hdr, map_why ? UINT64_MAX : ram, u);
 	if (!u->in_size || u->why)
 		return;
 	if (map_why && !(hdr->flags & BZPACK_FLAG_INITRD_ALWAYS)) {
-		u->why = map_why;       /* auto cannot weigh the RAM it could not count */
+		u->why = map_why;
 		return;
 	}
 	uint64_t addr = initrd_unpack_limit(bp);

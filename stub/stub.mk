@@ -51,8 +51,8 @@ STUB_CODEC_OBJS  = $(B)/stub/$(2)/codec-$(1).o \
 # kind's decompresses the initrd; the plain efi.o has not a byte of
 # either.  efi_kind kind: the kind without bcj (kinds name their features
 # in a fixed order, bcj first).
-STUB_EFI_KINDS := plain frames initrd frames-initrd
 efi_kind = $(patsubst bcj-%,%,$(patsubst bcj,plain,$(1)))
+STUB_EFI_KINDS := $(sort $(foreach k,$(STUB_KINDS),$(call efi_kind,$(k))))
 STUB_EFI_OBJS_32 =
 STUB_EFI_OBJS_64 = $(B)/stub/64/efi$(call stub_suffix,$(call efi_kind,$(1))).o $(B)/stub/64/efi_entry.o
 # Cold code is built for size: it runs once per boot, and its time is
