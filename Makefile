@@ -128,6 +128,14 @@ bench-initrd: deps all
 	@B=$(B) bash ci/benchmarks/initrd-table.sh
 readme-initrd:
 	@bash ci/readme-table.sh initrd-table $(B)/test/initrd-table.md
+# What decoding on several CPUs gains (ci/benchmarks/smp-table.sh): the
+# busiest CPU's exact instructions per CPU count, and the wall clock
+# under multi-threaded TCG; the README tables from its last run.
+bench-smp: deps all
+	@B=$(B) bash ci/benchmarks/smp-table.sh
+readme-smp:
+	@bash ci/readme-table.sh smp-table $(B)/test/smp-table.md
+	@bash ci/readme-table.sh smp-wall $(B)/test/smp-wall.md
 # The payload check's cost per word size and CPU, in exact instructions
 # (ci/verify-table.sh boots lz4 images of the test and Debian kernels).
 readme-verify: all
@@ -172,7 +180,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-initrd readme-initrd readme-verify readme-layout FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-smp readme-smp bench-initrd readme-initrd readme-verify readme-layout FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.

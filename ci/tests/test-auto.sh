@@ -95,6 +95,34 @@ auto_check fast lz4 "the fastest decoder" --storage-mbps 1000000
 auto_check slow '(xz|zstd)(\+x86)?' "the smallest image" --storage-mbps 0.01
 auto_check cpu '(xz|zstd)(\+x86)?' "the smallest image" --cpu-scale 0.000001
 
+# --cpus 4: every candidate in 4 frames, the decode as long as the busiest
+# of 4 CPUs; the image is the one -c CODEC --frames 4 writes, and it
+# decodes on 4 CPUs.
+name="--codec auto --cpus 4"
+img=$T/auto-cpus.img err=$T/auto-cpus.err
+if ! $BZPACK -c auto --cpus 4 --storage-mbps 1000000 -o "$img" "$AUTO_KERNEL" 2>"$err"; then
+	fail "$name" "exit status $?: $(tail -n 1 "$err")"
+else
+	line=$(grep -E '^bzpack: .*: --codec auto chose ' "$err")
+	chosen=$(sed -n 's/.* --codec auto chose \([a-z0-9+-]*\), .*/\1/p' <<<"$line")
+	bcj=()
+	[ "${chosen%+x86}" != "$chosen" ] && bcj=(--bcj)
+	if [ -z "$chosen" ] || ! grep -q ', 4 frames on 4 CPUs)' <<<"$line" ||
+		! grep -q ', 4 CPUs$' "$err"; then
+		fail "$name" "no 'chose CODEC ... 4 frames on 4 CPUs' line: $(tr '\n' '|' < "$err" | cut -c1-300)"
+	elif ! $BZPACK -q -c "${chosen%+x86}" "${bcj[@]}" --frames 4 -o "$T/auto-cpus-ref.img" "$AUTO_KERNEL" ||
+		! cmp -s "$img" "$T/auto-cpus-ref.img"; then
+		fail "$name" "the image is not -c $chosen --frames 4's"
+	elif ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "$name: boots on 4 CPUs" "no qemu-system-x86_64"
+	elif boot "$name" 33 "$img" "$T/auto-cpus.log" -P 4 -a "console=ttyS0" &&
+		grep -aq ' frames=4 cpus=4 ' "$T/auto-cpus.log"; then
+		pass "$name: $chosen in 4 frames, decoded on 4 CPUs"
+	else
+		fail "$name" "report: $(grep -a '^bzpack: codec=' "$T/auto-cpus.log" | cut -c1-300)"
+	fi
+fi
+
 # The same under ASan + UBSan (leaks included): every candidate's buffers
 # freed, none read out of bounds; the image is the one the plain build
 # writes with -c and the codec chosen.  Which codec that is, the
@@ -159,4 +187,7 @@ auto_usage() {
 auto_usage "-l with -c auto" "takes no --level" -c auto -l 3
 auto_usage "--storage-mbps without -c auto" "go with --codec auto" --storage-mbps 100
 auto_usage "--storage-mbps 0" "positive number" -c auto --storage-mbps 0
+auto_usage "--cpus without -c auto" "go with --codec auto" --cpus 2
+auto_usage "--cpus 9" "takes 1\.\.8" -c auto --cpus 9
+auto_usage "--frames with -c auto" "give a codec with --frames" -c auto --frames 2
 auto_usage "--cpu-scale not a number" "positive number" -c auto --cpu-scale fast

@@ -82,3 +82,28 @@ else
 		fi
 	done
 fi
+
+# Frames cut by cost (tools/packer/frames_pack.c, balance()): Debian's
+# amd64 kernel in 4 lz4 frames, each frame's exact instructions from the
+# plugin's notes (ci/benchmarks/smp-table.sh, which fails a row whose
+# notes do not add up to the report line's verify= and decompress=).
+# Cut into equal bytes instead, the costliest of these frames costs 1.80x
+# the mean, and the busiest of 4 CPUs 0.51x one stream on one CPU.
+name="vcpu-icount: Debian amd64 in 4 lz4 frames cut by cost"
+if [ ! -f "$VCI_SO" ]; then
+	fail "$name" "no $VCI_SO"
+elif [ ! -s "$B/debian/amd64/vmlinuz" ]; then
+	skip "$name" "no Debian amd64 kernel (ci/fixtures/fetch-debian.sh)"
+elif ! SMP_OUT=$VCI_DIR/smp KERNELS="debian-amd64=$B/debian/amd64/vmlinuz" CODECS=lz4 SMP_CPUS=4 WALL_CODECS= \
+	B=$B bash ci/benchmarks/smp-table.sh 2> "$VCI_DIR/smp.err"; then
+	fail "$name" "smp-table.sh: $(grep -v ': pack ' "$VCI_DIR/smp.err" | tail -n 2 | tr '\n' ' ')"
+else
+	row=$(grep '^| debian-amd64 | lz4 | 4 |' "$VCI_DIR/smp/smp-table.md")
+	worst=$(awk -F'|' '{ gsub(/ /, "", $9); print $9 }' <<<"$row")
+	busiest=$(awk -F'|' '{ gsub(/ /, "", $8); print $8 }' <<<"$row")
+	if [ -n "$worst" ] && awk -v w="$worst" -v b="$busiest" 'BEGIN { exit !(w > 0 && w <= 1.25 && b > 0 && b <= 0.40) }'; then
+		pass "$name: costliest frame ${worst}x the mean, busiest of 4 CPUs ${busiest}x one stream"
+	else
+		fail "$name" "costliest frame ${worst:-?}x the mean (want <= 1.25), busiest ${busiest:-?}x (want <= 0.40): $row"
+	fi
+fi

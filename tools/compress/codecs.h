@@ -10,6 +10,19 @@
 
 #define LEVEL_DEFAULT (-1)      /* the codec's default level */
 
+/* An estimate of what our decoder spends on a stretch of kernel, for
+ * cutting frames that take the CPUs equally long (frames_pack.c): in
+ * sixteenths of an instruction, per byte liblz4's fastest level makes
+ * of the stretch (how much there is to decode), per byte of the stretch,
+ * and per zero byte in it.  The weights are fitted to the decoders'
+ * exact per-frame instruction counts on Debian's amd64 kernel and the
+ * test kernels (ci/benchmarks/smp-table.sh measures them); only their
+ * proportions matter. */
+#define FRAME_COST(lz4_byte, byte, zero_byte) { lz4_byte, byte, zero_byte }
+struct frame_cost {
+	int lz4_byte, byte, zero_byte;
+};
+
 /* A codec's compressor glue, tools/compress/compress_<ident>.c, defines
  * <ident>_compressor: the reference library (or our own compressor) at
  * the levels it accepts.  compress() gets a level within them and
@@ -17,6 +30,7 @@
 struct codec_compressor {
 	int min_level, max_level, default_level;
 	int (*compress)(int level, const struct buffer *in, struct buffer *out, struct error *err);
+	struct frame_cost cost;         /* what a stretch of kernel costs our decoder */
 };
 
 struct codec {

@@ -36,4 +36,5 @@ static int compress_bzip2(int level, const struct buffer *in, struct buffer *out
 }
 
 const struct codec_compressor bzip2_compressor = { BZIP2_LEVEL_MIN, BZIP2_LEVEL_MAX, BZIP2_LEVEL_MAX,
-						   compress_bzip2 };
+						   compress_bzip2,
+						  FRAME_COST(1731, 80, -4) };

@@ -31,4 +31,5 @@ static int compress_gzip(int level, const struct buffer *in, struct buffer *out,
 }
 
 const struct codec_compressor gzip_compressor = { GZIP_MIN_LEVEL, GZIP_MAX_LEVEL, GZIP_DEFAULT_LEVEL,
-						  compress_gzip };
+						  compress_gzip,
+						  FRAME_COST(372, 65, -46) };

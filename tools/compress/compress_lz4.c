@@ -21,4 +21,5 @@ static int compress_lz4(int level, const struct buffer *in, struct buffer *out, 
 	return 0;
 }
 
-const struct codec_compressor lz4_compressor = { 1, LZ4HC_CLEVEL_MAX, LZ4HC_CLEVEL_MAX, compress_lz4 };
+const struct codec_compressor lz4_compressor = { 1, LZ4HC_CLEVEL_MAX, LZ4HC_CLEVEL_MAX, compress_lz4,
+						  FRAME_COST(94, 4, -4) };

@@ -33,4 +33,5 @@ static int compress_lzo(int level, const struct buffer *in, struct buffer *out, 
 	return 0;
 }
 
-const struct codec_compressor lzo_compressor = { 1, 9, 9, compress_lzo };
+const struct codec_compressor lzo_compressor = { 1, 9, 9, compress_lzo,
+						  FRAME_COST(142, 10, -1) };

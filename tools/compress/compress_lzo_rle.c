@@ -28,4 +28,5 @@ static int compress_lzo_rle(int level, const struct buffer *in, struct buffer *o
 }
 
 const struct codec_compressor lzo_rle_compressor = { LZO_RLE_LEVEL, LZO_RLE_LEVEL, LZO_RLE_LEVEL,
-						      compress_lzo_rle };
+						      compress_lzo_rle,
+						  FRAME_COST(132, 10, -6) };

@@ -16,4 +16,5 @@ static int store(int level, const struct buffer *in, struct buffer *out, struct 
 	return 0;
 }
 
-const struct codec_compressor none_compressor = { 0, 0, 0, store };
+const struct codec_compressor none_compressor = { 0, 0, 0, store,
+						  FRAME_COST(0, 16, 0) };

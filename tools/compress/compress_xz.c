@@ -63,4 +63,5 @@ static int compress_xz(int level, const struct buffer *in, struct buffer *out, s
 	return 0;
 }
 
-const struct codec_compressor xz_compressor = { 0, 9, 9, compress_xz };
+const struct codec_compressor xz_compressor = { 0, 9, 9, compress_xz,
+						  FRAME_COST(3002, 107, -1) };

@@ -78,4 +78,5 @@ static int compress_zstd(int level, const struct buffer *in, struct buffer *out,
 }
 
 const struct codec_compressor zstd_compressor = { ZSTD_LEVEL_MIN, ZSTD_LEVEL_MAX, ZSTD_LEVEL_MAX,
-						  compress_zstd };
+						  compress_zstd,
+						  FRAME_COST(489, 23, 2) };

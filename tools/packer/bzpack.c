@@ -1,7 +1,7 @@
 /* bzpack.c - the packer's command line.
  *
  *   bzpack [-c CODEC] [--bcj] [--frames N|auto] [-o OUT] [-b BITS] [-l LEVEL] [--relocs FILE] [-v] [-q] INPUT
- *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [-o OUT] [-b BITS] [-v] INPUT
+ *   bzpack -c auto [--storage-mbps MBPS] [--cpu-scale X] [--cpus N] [-o OUT] [-b BITS] [-v] INPUT
  *   bzpack --info [--json] INPUT
  *   bzpack --extract -o OUT INPUT
  *   bzpack --list-codecs
@@ -81,6 +81,8 @@ static void usage(FILE *out)
 		"                      auto: the storage's read speed (default %.0f, a SATA SSD)\n"
 		"      --cpu-scale=X   auto: the target decodes X times slower than this host\n"
 		"                      (default 1)\n"
+		"      --cpus=N        auto: the target has N CPUs (1..%d, default 1): each\n"
+		"                      candidate in N frames, decoded on N CPUs at once\n"
 		"      --bcj           run the kernel through the x86 branch filter (xz's BCJ)\n"
 		"                      before compressing, with any codec: calls and jumps\n"
 		"                      compress better; the stub un-filters after decoding\n"
@@ -138,7 +140,7 @@ static void usage(FILE *out)
 		"  -h, --help          this help\n"
 		"      --list-codecs   print the codec names, one per line\n"
 		"      --version       print the version and the codecs built in\n"
-		"\ncodecs (name: levels, default; decoder workspace):\n", STORAGE_MBPS_DEFAULT, BZPACK_FRAMES_MAX,
+		"\ncodecs (name: levels, default; decoder workspace):\n", STORAGE_MBPS_DEFAULT, BZPACK_MAX_CPUS, BZPACK_FRAMES_MAX,
 		FRAMES_AUTO_BYTES >> 20, BZPACK_MAX_CPUS);
 	for (size_t i = 0; i < codec_count; i++) {
 		const struct codec_compressor *z = codecs[i].compressor;
@@ -384,6 +386,7 @@ int main(int argc, char **argv)
 		{ "list-codecs", no_argument, 0, 'L' },
 		{ "storage-mbps", required_argument, 0, 'M' },
 		{ "cpu-scale", required_argument, 0, 'C' },
+		{ "cpus", required_argument, 0, 'W' },
 		{ "pack-cache", required_argument, 0, 'P' },
 		{ "cmdline", required_argument, 0, 'E' },
 		{ "initrd", required_argument, 0, 'N' },
@@ -400,7 +403,7 @@ int main(int argc, char **argv)
 	};
 	const struct codec *codec = codec_by_name(DEFAULT_CODEC);
 	int level = LEVEL_DEFAULT, bits = 0, verbose = 0, info = 0, json = 0, unpack = 0, opt;
-	struct auto_settings autos = { STORAGE_MBPS_DEFAULT, 1.0, 0, NULL };
+	struct auto_settings autos = { .storage_mbps = STORAGE_MBPS_DEFAULT, .cpu_scale = 1.0, .cpus = 1 };
 	int pick = 0, auto_options = 0;         /* -c auto; --storage-mbps or --cpu-scale given */
 	int bcj = 0;                            /* --bcj */
 	uint32_t initrd_flags = 0;              /* --initrd-decompress: BZPACK_FLAG_INITRD* */
@@ -439,6 +442,14 @@ int main(int argc, char **argv)
 						   opt == 'M' ? "storage-mbps" : "cpu-scale", optarg);
 			auto_options = 1;
 			break;
+		case 'W': {
+			long n = strtol(optarg, &end, 10);
+			if (*end || !*optarg || n < 1 || n > BZPACK_MAX_CPUS)
+				return usage_error("--cpus takes 1..%d, not '%s'", BZPACK_MAX_CPUS, optarg);
+			autos.cpus = (unsigned)n;
+			auto_options = 1;
+			break;
+		}
 		case 'l':
 			level = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || level < 0)
@@ -550,7 +561,7 @@ int main(int argc, char **argv)
 	if (json && !info)
 		return usage_error("--json goes with --info");
 	if (auto_options && !pick)
-		return usage_error("--storage-mbps and --cpu-scale go with --codec auto");
+		return usage_error("--storage-mbps, --cpu-scale and --cpus go with --codec auto");
 	if (bcj && pick)
 		return usage_error("--codec auto tries each codec with and without --bcj: give one or the other");
 	if (initrd_flags && (info || unpack))
@@ -558,7 +569,7 @@ int main(int argc, char **argv)
 	if (frames_given && (info || unpack))
 		return usage_error("--frames is for packing, not --%s", info ? "info" : "extract");
 	if (frames_given && pick)
-		return usage_error("--codec auto compares one-stream payloads: give a codec with --frames");
+		return usage_error("--codec auto frames each candidate for --cpus N: give a codec with --frames");
 	if (bcj && (info || unpack))
 		return usage_error("--bcj is for packing, not --%s", info ? "info" : "extract");
 	if (pick && level != LEVEL_DEFAULT)
@@ -655,7 +666,7 @@ int main(int argc, char **argv)
 		     codec->name);
 	else if (bcj)
 		kernel_x86_filter(&k);
-	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &err) < 0
+	if (pick ? codec_auto(input, &k, &autos, &codec, &payload, &made, &err) < 0
 		 : compress(input, codec, level, &k, autos.cache_dir, frames ? frames : frames_auto(k.blob.size),
 			    &payload, &made, &err) < 0)
 		goto out;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "decode_speed.h"
+#include "frames_pack.h"
 #include "image.h"
 #include "payload_cache.h"
 #include "x86_filter.h"
@@ -31,7 +32,9 @@ struct candidate {
 	const struct codec *codec;
 	uint32_t flags;                 /* BZPACK_FLAG_X86: the x86-filtered kernel */
 	uint64_t image_bytes;
-	double decode_mbps;             /* best run: the least disturbed by other jobs */
+	double decode_mbps;             /* best run: the least disturbed by other jobs; framed, the
+					   kernel's bytes over the busiest CPU's time */
+	unsigned frames;                /* in the payload; 1: one stream */
 	double read_ms, decode_ms, total_ms;
 };
 
@@ -52,26 +55,83 @@ static int by_estimate(const void *a, const void *b)
 	return (x->flags > y->flags) - (x->flags < y->flags);
 }
 
+/* The best decode speed of a framed payload on cpus CPUs, in MB/s of the
+ * kernel's bytes: each frame timed alone, the frames handed out in table
+ * order to whichever CPU is free first (as stub/frames.c's queue does),
+ * and then the un-filter of the first unfilter_size bytes of the filtered
+ * kernel, which the stub runs on the boot CPU after every frame is done. */
+static int framed_mbps(const struct codec *c, const struct buffer *payload, size_t out_size,
+		       const uint8_t *filtered, size_t unfilter_size, unsigned cpus, double *mbps, struct error *err)
+{
+	const struct bzpack_frames *t = (const void *)payload->data;
+	double busy[BZPACK_MAX_CPUS] = { 0 }, span = 0;
+
+	for (uint32_t i = 0; i < t->count; i++) {
+		struct bzpack_frame f;
+		struct decode_speed speed;
+		memcpy(&f, &t->frame[i], sizeof(f));
+		struct buffer one = { payload->data + f.in_offset, f.in_size };
+		if (decode_speed_measure(c, &one, f.out_size, 0, AUTO_MIN_RUNS, AUTO_MIN_SECONDS / t->count, &speed,
+					 err) < 0)
+			return -1;
+		unsigned cpu = 0;
+		for (unsigned p = 1; p < cpus; p++)
+			if (busy[p] < busy[cpu])
+				cpu = p;
+		busy[cpu] += (double)f.out_size / (speed.best_mbps * 1e6);
+	}
+	for (unsigned p = 0; p < cpus; p++)
+		if (busy[p] > span)
+			span = busy[p];
+	if (unfilter_size) {
+		uint8_t *copy = malloc(unfilter_size);
+		double best = 0;
+		if (!copy)
+			return fail_with(err, "out of memory");
+		for (unsigned run = 0; run < AUTO_MIN_RUNS; run++) {
+			memcpy(copy, filtered, unfilter_size);
+			double t0 = cpu_seconds();
+			x86_unfilter(copy, unfilter_size);
+			double took = cpu_seconds() - t0;
+			if (!run || took < best)
+				best = took;
+		}
+		free(copy);
+		span += best;
+	}
+	*mbps = span > 0 ? (double)out_size / (span * 1e6) : 1e12;
+	return 0;
+}
+
 /* Compress, lay out and time one codec on k (the kernel as is, or
  * x86-filtered: then the timing includes the un-filter, as the stub runs
- * it).  The payload stays in *payload. */
+ * it), in s->cpus frames when that is above 1.  The payload stays in
+ * *payload. */
 static int measure(const struct kernel *k, const struct codec *c, const struct auto_settings *s,
 		   struct candidate *row, struct buffer *payload, struct error *err)
 {
 	struct buffer image = { 0, 0 };
 	struct image_layout layout;
-	struct decode_speed speed;
+	struct decode_speed speed = { 0, 0, 0 };
+	size_t unfilter = k->flags & BZPACK_FLAG_X86 ? kernel_size(k) : 0;
+	unsigned frames = 1;
+	int framed = s->cpus > 1;
 
-	if (codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, NULL, err) < 0 ||
-	    image_build(k, c, LEVEL_DEFAULT, payload, NULL, NULL, 0, &image, &layout, err) < 0 ||
-	    decode_speed_measure(c, payload, k->blob.size, k->flags & BZPACK_FLAG_X86 ? kernel_size(k) : 0,
-				 AUTO_MIN_RUNS, AUTO_MIN_SECONDS, &speed, err) < 0) {
+	if (framed ? frames_compress(c, LEVEL_DEFAULT, &k->blob, s->cpus, payload, &frames, err) < 0
+		   : codec_compress_cached(s->cache_dir, c, LEVEL_DEFAULT, &k->blob, payload, NULL, err) < 0)
+		return -1;
+	struct image_extras extras = { .frames = frames };
+	if (image_build(k, c, LEVEL_DEFAULT, payload, frames > 1 ? &extras : NULL, NULL, 0, &image, &layout, err) < 0 ||
+	    (frames > 1 ? framed_mbps(c, payload, k->blob.size, k->blob.data, unfilter, s->cpus, &speed.best_mbps, err)
+			: decode_speed_measure(c, payload, k->blob.size, unfilter, AUTO_MIN_RUNS, AUTO_MIN_SECONDS,
+					       &speed, err)) < 0) {
 		free(image.data);
 		return -1;
 	}
 	free(image.data);
 	row->codec = c;
 	row->flags = k->flags;
+	row->frames = frames;
 	row->image_bytes = image.size;
 	row->decode_mbps = speed.best_mbps;
 	row->read_ms = time_to_kernel_ms(image.size, 0, s->storage_mbps, 1.0, 0.0);
@@ -114,10 +174,13 @@ static void report(FILE *out, const char *input, const struct auto_settings *s,
 	}
 	fprintf(out,
 		"bzpack: %s: --codec auto chose %s%s, %s: %.2f ms to kernel (%.2f ms reading %llu bytes at "
-		"%.10g MB/s + %.2f ms decoding at %.0f MB/s x CPU scale %.10g)",
+		"%.10g MB/s + %.2f ms decoding at %.0f MB/s x CPU scale %.10g",
 		input, rows[0].codec->name, x86_filter_suffix(rows[0].flags), reason(rows, n), rows[0].total_ms, rows[0].read_ms,
 		(unsigned long long)rows[0].image_bytes, s->storage_mbps, rows[0].decode_ms,
 		rows[0].decode_mbps, s->cpu_scale);
+	if (rows[0].frames > 1)
+		fprintf(out, ", %u frames on %u CPUs", rows[0].frames, s->cpus);
+	fputc(')', out);
 	if (n > 1)
 		fprintf(out, "; next best %s%s, %.2f ms", rows[1].codec->name, x86_filter_suffix(rows[1].flags),
 			rows[1].total_ms);
@@ -125,7 +188,7 @@ static void report(FILE *out, const char *input, const struct auto_settings *s,
 }
 
 int codec_auto(const char *input, struct kernel *k, const struct auto_settings *s,
-	       const struct codec **chosen, struct buffer *payload, struct error *err)
+	       const struct codec **chosen, struct buffer *payload, unsigned *frames, struct error *err)
 {
 	/* Each codec twice: on the kernel as is, and on its x86-filtered copy
 	 * (but a codec whose stream has the filter inside, codec_filters_x86). */
@@ -145,8 +208,8 @@ int codec_auto(const char *input, struct kernel *k, const struct auto_settings *
 	const struct kernel *variants[] = { k, &filtered };
 	for (size_t i = 0; i < codec_count; i++)
 		total += codec_auto_candidate(&codecs[i]) ? 2 - (size_t)codec_filters_x86(&codecs[i]) : 0;
-	note("bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g\n",
-		input, total, s->storage_mbps, s->cpu_scale);
+	note("bzpack: %s: --codec auto: %zu candidates, storage %.10g MB/s, CPU scale %.10g, %u CPU%s\n",
+		input, total, s->storage_mbps, s->cpu_scale, s->cpus, s->cpus == 1 ? "" : "s");
 	for (size_t i = 0; i < 2 * codec_count; i++) {
 		const struct codec *c = &codecs[i / 2];
 		const struct kernel *v = variants[i % 2];
@@ -186,6 +249,7 @@ int codec_auto(const char *input, struct kernel *k, const struct auto_settings *
 	if (!quiet)
 		report(stderr, input, s, rows, n);
 	*chosen = rows[0].codec;
+	*frames = rows[0].frames;
 	*payload = best;
 	/* The payload is of the filtered kernel: from here on, k is that one. */
 	if (rows[0].flags & BZPACK_FLAG_X86) {

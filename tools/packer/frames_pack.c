@@ -7,10 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lz4.h>
+
 #include "crc32c.h"
 #include "xxh3.h"
 
 #define FRAME_ALIGN 4096        /* frames start on pages of the kernel */
+#define PROBE_MAX (64u << 10)   /* the finest the cost is looked at, at most */
+#define PROBES_PER_FRAME 16     /* and at least this many looks per frame */
 
 unsigned frames_auto(size_t kernel_size)
 {
@@ -18,12 +22,12 @@ unsigned frames_auto(size_t kernel_size)
 	return n < 1 ? 1 : n > BZPACK_MAX_CPUS ? BZPACK_MAX_CPUS : (unsigned)n;
 }
 
-/* The work the threads share: frame i is in[i * piece, ...). */
+/* The work the threads share: frame i is in[at[i], at[i + 1]). */
 struct work {
 	const struct codec *c;
 	int level;
 	const struct buffer *in;
-	size_t piece;
+	const size_t *at;
 	unsigned count;
 	unsigned next;                  /* the next frame to compress (atomic) */
 	struct buffer *out;             /* per frame */
@@ -36,8 +40,7 @@ static void *compress_frames(void *arg)
 	struct work *w = arg;
 
 	for (unsigned i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->count;) {
-		size_t at = i * w->piece, len = w->in->size - at < w->piece ? w->in->size - at : w->piece;
-		struct buffer piece = { (uint8_t *)w->in->data + at, len };
+		struct buffer piece = { (uint8_t *)w->in->data + w->at[i], w->at[i + 1] - w->at[i] };
 		w->failed[i] = codec_compress(w->c, w->level, &piece, &w->out[i], &w->err[i]) < 0;
 	}
 	return NULL;
@@ -69,10 +72,9 @@ static int lay_out(const struct work *w, struct buffer *out, struct error *err)
 	size_t at = table;
 	for (unsigned i = 0; i < w->count; i++) {
 		const struct buffer *b = &w->out[i];
-		size_t out_at = i * w->piece;
 		struct bzpack_frame f = {
-			.in_offset = (uint32_t)at, .in_size = (uint32_t)b->size, .out_offset = (uint32_t)out_at,
-			.out_size = (uint32_t)(w->in->size - out_at < w->piece ? w->in->size - out_at : w->piece),
+			.in_offset = (uint32_t)at, .in_size = (uint32_t)b->size, .out_offset = (uint32_t)w->at[i],
+			.out_size = (uint32_t)(w->at[i + 1] - w->at[i]),
 			.crc = crc32c_update(&crc, 0, b->data, b->size), .xxh3 = xxh3_64(b->data, b->size),
 		};
 		memcpy(out->data + sizeof(head) + i * sizeof(f), &f, sizeof(f));
@@ -82,16 +84,98 @@ static int lay_out(const struct work *w, struct buffer *out, struct error *err)
 	return 0;
 }
 
+/* What our decoder spends on in[from, from + len), by the codec's
+ * FRAME_COST weights; at least 1, so that every stretch weighs. */
+static int64_t stretch_cost(const struct frame_cost *fc, const uint8_t *p, size_t len, void *lz4_state,
+			    char *lz4_out, int lz4_cap)
+{
+	size_t zeros = 0;
+	for (size_t i = 0; i < len; i++)
+		zeros += !p[i];
+	int lz4 = LZ4_compress_fast_extState(lz4_state, (const char *)p, lz4_out, (int)len, lz4_cap, 1);
+	int64_t cost = (int64_t)fc->lz4_byte * (lz4 > 0 ? lz4 : (int)len) + (int64_t)fc->byte * (int64_t)len +
+		       (int64_t)fc->zero_byte * (int64_t)zeros;
+	return cost > 0 ? cost : 1;
+}
+
+/* Cuts the probes (cum[k]: the first k probes' cost) into runs of at
+ * most limit each: how many runs that takes, more than n if limit is too
+ * small.  With first, the real cut: first[i] is run i's first probe,
+ * each run leaves a probe for every run still to come and run n - 1
+ * takes the rest, so there are at most n runs. */
+static unsigned cut(const int64_t *cum, unsigned probes, unsigned n, int64_t limit, unsigned *first)
+{
+	unsigned runs = 0;
+	for (unsigned k = 0; k < probes; runs++) {
+		unsigned end = first && runs == n - 1 ? probes : k + 1;
+		if (first)
+			first[runs] = k;
+		while (end < probes && cum[end + 1] - cum[k] <= limit && (!first || probes - end > n - runs - 1))
+			end++;
+		k = end;
+	}
+	return runs;
+}
+
+/* Frame boundaries at[0..n] over in (at[0] = 0, at[n] = in->size), on
+ * page boundaries, such that the costliest frame costs the least: the
+ * kernel is looked at in probes of whole pages, each weighed by
+ * stretch_cost(), and the probes split into n runs by bisection on the
+ * costliest run's cost (the linear partition problem; a run's cost is
+ * a sum, so the greedy cut is optimal for a given limit).  A kernel's
+ * text costs a decoder several times what its zero-filled data does, so
+ * frames of equal bytes leave one CPU with most of the work.  Returns
+ * the frames made, fewer than n when the kernel has fewer probes. */
+static unsigned balance(const struct codec *c, const struct buffer *in, unsigned n, size_t *at,
+			struct error *err)
+{
+	size_t probe = align_up(in->size / ((size_t)n * PROBES_PER_FRAME) + 1, FRAME_ALIGN);
+	if (probe > PROBE_MAX)
+		probe = PROBE_MAX;
+	unsigned probes = (unsigned)((in->size + probe - 1) / probe);
+	if (probes < n)
+		n = probes;
+	int64_t *cum = calloc(probes + 1, sizeof(*cum));
+	void *state = malloc((size_t)LZ4_sizeofState());
+	int cap = LZ4_compressBound((int)probe);
+	char *scratch = malloc((size_t)cap);
+	if (!cum || !state || !scratch) {
+		free(cum), free(state), free(scratch);
+		return fail_with(err, "out of memory"), 0;
+	}
+	for (unsigned k = 0; k < probes; k++) {
+		size_t from = k * probe, len = in->size - from < probe ? in->size - from : probe;
+		cum[k + 1] = cum[k] + stretch_cost(&c->compressor->cost, in->data + from, len, state, scratch, cap);
+	}
+	int64_t lo = 1, hi = cum[probes];
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (cut(cum, probes, n, mid, NULL) <= n)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	unsigned first[BZPACK_FRAMES_MAX];
+	n = cut(cum, probes, n, lo, first);
+	for (unsigned i = 0; i < n; i++)
+		at[i] = first[i] * probe;
+	at[n] = in->size;
+	free(cum), free(state), free(scratch);
+	return n;
+}
+
 int frames_compress(const struct codec *c, int level, const struct buffer *in, unsigned n, struct buffer *out,
 		    unsigned *count, struct error *err)
 {
-	size_t piece = n > 1 ? align_up((in->size + n - 1) / n, FRAME_ALIGN) : in->size;
-	unsigned frames = piece && in->size > piece ? (unsigned)((in->size + piece - 1) / piece) : 1;
+	size_t at[BZPACK_FRAMES_MAX + 1];
+	unsigned frames = n > 1 && in->size > FRAME_ALIGN ? balance(c, in, n, at, err) : 1;
 
+	if (!frames)
+		return -1;
 	*count = frames;
 	if (frames < 2)
 		return codec_compress(c, level, in, out, err);
-	struct work w = { c, level, in, piece, frames, 0, calloc(frames, sizeof(struct buffer)),
+	struct work w = { c, level, in, at, frames, 0, calloc(frames, sizeof(struct buffer)),
 			  calloc(frames, sizeof(struct error)), calloc(frames, sizeof(int)) };
 	pthread_t threads[BZPACK_FRAMES_MAX];
 	unsigned started = 0, want = host_cores() < frames ? host_cores() : frames;
