@@ -100,7 +100,10 @@ bench-baseline: deps all
 # The README's generated tables that need no QEMU: what each stub adds.
 readme: all
 	@B=$(B) bash ci/stub-sizes.sh readme
-# The side-by-side table of Debian's kernels from the last make test
+# test-debian with its side-by-side boots taken 3 times (median) instead of once.
+bench-debian: deps all
+	@SIDE_ROUNDS=3 TEST_SCRIPTS=debian bash ci/test.sh
+# The side-by-side table of Debian's kernels from the last make test or bench-debian
 # (ci/tests/test-debian.sh writes it; wall times, so never checked, only copied).
 readme-debian:
 	@bash ci/readme-table.sh debian-table $(B)/test/side-by-side.md
@@ -180,7 +183,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-smp readme-smp bench-initrd readme-initrd readme-verify readme-layout FORCE
+.PHONY: all deps run test sweep-stub install uninstall clean bench bench-check bench-baseline readme bench-debian readme-debian readme-repack readme-efi readme-linux bench-bcj readme-bcj bench-smp readme-smp bench-initrd readme-initrd readme-verify readme-layout FORCE
 .DELETE_ON_ERROR:
 
 # build/linux holds Linux's source and Kbuild trees (ci/fixtures/linux-src.sh): not ours.

@@ -15,8 +15,11 @@
 #                           paths), so "bzpack: error:" only
 #   bzpack_header           bit flips in the bzpack_header (at payload_offset
 #                           - BZPACK_HEADER_SIZE in the protected-mode part);
-#                           every byte is hit once per codec, a random bit
-#                           each.  header_crc covers all the bytes before it
+#                           every byte is hit once per codec in
+#                           COR_SETUP_CODECS, a random bit each, and a
+#                           rotating sixth of them (COR_HDR_SHARE) for each
+#                           other codec, so those cover every byte again
+#                           between them.  header_crc covers all the bytes before it
 #                           and is the last field: error only
 #   setup_header covered    every byte of the setup_header once per codec, a
 #                           random bit each, in the fields setup_crc covers
@@ -85,7 +88,7 @@
 # $T/corrupt/.  Knobs: COR_SEED (another fixed set of damage), COR_JOBS
 # (QEMUs at a time), COR_SETUP_CODECS (which codecs' images also get the
 # real-mode part damaged; "$(bzpack --list-codecs)" for all), COR_ALL=1 (also the flips that make QEMU misload, see
-# cor_zimage).
+# cor_zimage, and every bzpack_header byte for every codec).
 
 COR_DIR=$T/corrupt
 COR_GEN=$B/gen/bzpack_format.sh
@@ -97,6 +100,10 @@ COR_JOBS=${COR_JOBS:-2}         # QEMUs at a time (the CI machine has 2 cores)
 # slow with the slow codecs.  The payload, our header, the padding after
 # the payload and the truncations are damaged for every codec.
 COR_SETUP_CODECS=${COR_SETUP_CODECS:-"none lz4"}
+# The share of the bzpack_header's bytes each other codec's image gets
+# flipped (COR_ALL=1: all of them, as for COR_SETUP_CODECS).
+COR_HDR_SHARE=${COR_HDR_SHARE:-6}
+declare -gA cor_hdr_turn=([32]=0 [64]=0)
 COR_REGIONS=("payload" "bzpack_header" "setup_header covered" "setup_header uncovered"
 	"boot sector" "kernel_version" "padding" "truncation" "stub code")
 # setup_header fields setup_crc leaves out that our real-mode setup checks
@@ -312,8 +319,18 @@ cor_plan() {
 		if ((i % 4 == 3)); then cor_rand 255; cor_r=$((cor_r + 1)); else cor_bit; fi
 		cor_job flip payload "$(printf 'payload+0x%x' $((off - so - po)))" "$off" "$cor_r"
 	done
-	# every other header byte per kernel: both kernels cover all of them
-	for ((i = (bits == 64); i < BZPACK_HEADER_SIZE; i += 2)); do
+	# Every other header byte per kernel (both kernels cover all of them)
+	# for the codecs in COR_SETUP_CODECS; the header and the code that
+	# checks it are the same for every codec, so each other codec's
+	# kernel gets one COR_HDR_SHARE-th of those bytes, the next codec the
+	# next share: the codecs in turn cover every byte once more.
+	local hdr_step=2 hdr_first=$((bits == 64))
+	if [ -z "${COR_ALL:-}" ] && [[ " $COR_SETUP_CODECS " != *" $codec "* ]]; then
+		hdr_step=$((2 * COR_HDR_SHARE))
+		hdr_first=$((hdr_first + 2 * (cor_hdr_turn[$bits] % COR_HDR_SHARE)))
+		cor_hdr_turn[$bits]=$((cor_hdr_turn[$bits] + 1))
+	fi
+	for ((i = hdr_first; i < BZPACK_HEADER_SIZE; i += hdr_step)); do
 		cor_bit
 		cor_job flip bzpack_header "$(printf '%s (+0x%02x)' "${COR_BZ_FIELD[$i]}" $i)" $((hdr + i)) "$cor_r"
 	done
@@ -414,6 +431,25 @@ for cor_codec in $(codecs); do
 	done
 	[ -n "$cor_ok" ] && cor_codecs="$cor_codecs $cor_codec"
 done
+
+# The shares must add up: the codecs outside COR_SETUP_CODECS between
+# them hit every other header byte in each word size's images.
+declare -A cor_hdr_seen=()
+while read -r cor_codec cor_bits cor_at; do
+	[[ " $COR_SETUP_CODECS " == *" $cor_codec "* ]] || cor_hdr_seen[$cor_bits/$((16#$cor_at))]=1
+done < <(sed -n 's/^[^|]*|\([^|]*\)|\([0-9]*\)|flip|bzpack_header|[^|]*(+0x\([0-9a-f]*\))|.*/\1 \2 \3/p' "$COR_DIR/jobs")
+cor_hdr_miss=0
+for cor_bits in 32 64; do
+	for ((i = (cor_bits == 64); i < BZPACK_HEADER_SIZE; i += 2)); do
+		[ -n "${cor_hdr_seen[$cor_bits/$i]:-}" ] || cor_hdr_miss=$((cor_hdr_miss + 1))
+	done
+done
+if [ "$cor_hdr_miss" = 0 ]; then
+	pass "corrupt: the codecs outside COR_SETUP_CODECS share every bzpack_header byte ($BZPACK_HEADER_SIZE, half in each word size)"
+else
+	fail "corrupt: the codecs outside COR_SETUP_CODECS share every bzpack_header byte" \
+		"$cor_hdr_miss bytes never hit (fewer codecs than COR_HDR_SHARE=$COR_HDR_SHARE?)"
+fi
 
 COR_DIR=$COR_DIR xargs -a "$COR_DIR/jobs" -d '\n' -n 1 -P "$COR_JOBS" bash -c "$COR_WORKER" cor-worker
 
