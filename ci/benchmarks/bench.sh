@@ -229,12 +229,18 @@ PY
 	for i in "${!pid[@]}"; do
 		cat "$BB/check-$i.log"
 	done
+	# The saves merged: the first one's header (format and version, as
+	# --save wrote them) with every run's cells.
 	python3 - "$BB/check-all.json" "$BB"/check-[01].json <<'PY' || status=1
 import json, sys
-cells = {}
+merged = None
 for path in sys.argv[2:]:
-    cells.update(json.load(open(path))["cells"])
-json.dump({"bzpack_bench_baseline": 2, "cells": cells}, open(sys.argv[1], "w"), indent=1)
+    d = json.load(open(path))
+    if merged is None:
+        merged = d
+    else:
+        merged["cells"].update(d["cells"])
+json.dump(merged, open(sys.argv[1], "w"), indent=1)
 PY
 	# No merged file (a run that saved nothing): --compare fails, naming it.
 	"$BZPACK" bench --tolerance "$TOLERANCE" --check "$BASELINE" --compare "$BB/check-all.json" || status=1

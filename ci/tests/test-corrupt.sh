@@ -104,6 +104,7 @@ COR_SETUP_CODECS=${COR_SETUP_CODECS:-"none lz4"}
 # flipped (COR_ALL=1: all of them, as for COR_SETUP_CODECS).
 COR_HDR_SHARE=${COR_HDR_SHARE:-6}
 declare -gA cor_hdr_turn=([32]=0 [64]=0)
+declare -gA cor_hdr_seen=()     # BITS/OFFSET: flipped in another codec's image
 COR_REGIONS=("payload" "bzpack_header" "setup_header covered" "setup_header uncovered"
 	"boot sector" "kernel_version" "padding" "truncation" "stub code")
 # setup_header fields setup_crc leaves out that our real-mode setup checks
@@ -331,6 +332,7 @@ cor_plan() {
 		cor_hdr_turn[$bits]=$((cor_hdr_turn[$bits] + 1))
 	fi
 	for ((i = hdr_first; i < BZPACK_HEADER_SIZE; i += hdr_step)); do
+		[[ " $COR_SETUP_CODECS " == *" $codec "* ]] || cor_hdr_seen[$bits/$i]=1
 		cor_bit
 		cor_job flip bzpack_header "$(printf '%s (+0x%02x)' "${COR_BZ_FIELD[$i]}" $i)" $((hdr + i)) "$cor_r"
 	done
@@ -434,10 +436,6 @@ done
 
 # The shares must add up: the codecs outside COR_SETUP_CODECS between
 # them hit every other header byte in each word size's images.
-declare -A cor_hdr_seen=()
-while read -r cor_codec cor_bits cor_at; do
-	[[ " $COR_SETUP_CODECS " == *" $cor_codec "* ]] || cor_hdr_seen[$cor_bits/$((16#$cor_at))]=1
-done < <(sed -n 's/^[^|]*|\([^|]*\)|\([0-9]*\)|flip|bzpack_header|[^|]*(+0x\([0-9a-f]*\))|.*/\1 \2 \3/p' "$COR_DIR/jobs")
 cor_hdr_miss=0
 for cor_bits in 32 64; do
 	for ((i = (cor_bits == 64); i < BZPACK_HEADER_SIZE; i += 2)); do
