@@ -761,8 +761,12 @@ static enum decode_status read_block(struct bzip2_workspace *ws, struct bits *b,
 
 /* ---- The stream -------------------------------------------------------------- */
 
-enum decode_status bzip2_decode(const uint8_t *src, size_t src_len,
-				uint8_t *dst, size_t dst_len, void *workspace)
+/* The stream at the start of src into at most dst_len bytes.  whole: it
+ * must be all of src and fill dst (bzip2_decode); else it may end anywhere
+ * and *src_used, *dst_used say where (bzip2_decode_stream). */
+static ALWAYS_INLINE enum decode_status bzip2_stream(const uint8_t *src, size_t src_len, size_t *src_used,
+						     uint8_t *dst, size_t dst_len, size_t *dst_used,
+						     void *workspace, const int whole)
 {
 	struct bzip2_workspace *ws = workspace;
 	uint8_t none;   /* stands in for dst when dst_len == 0 (dst may be NULL) */
@@ -817,10 +821,32 @@ enum decode_status bzip2_decode(const uint8_t *src, size_t src_len,
 		uint64_t used = ((uint64_t)(b.ip - src) + b.phantom) * 8 - b.cnt;
 		uint64_t rest = (uint64_t)src_len * 8 - used;
 
+		if (!whole) {
+			/* The stream ends in the byte that holds its last
+			 * bit; that byte's padding bits must be zero. */
+			size_t used_bytes = (size_t)((used + 7) / 8);
+			unsigned pad = (unsigned)(used_bytes * 8 - used);
+			if (pad && (src[used_bytes - 1] & ((1u << pad) - 1)))
+				return DECODE_CORRUPT;
+			*src_used = used_bytes;
+			*dst_used = (size_t)(op - dst);
+			return DECODE_OK;
+		}
 		/* Guards the end of the input: only the padding bits of the
 		 * last byte may follow the stream, and they must be zero. */
 		if (rest >= 8 || (rest && (src[src_len - 1] & ((1u << rest) - 1))))
 			return DECODE_CORRUPT;
 		return op == oend ? DECODE_OK : DECODE_SHORT_OUTPUT;
 	}
+}
+
+enum decode_status bzip2_decode(const uint8_t *src, size_t src_len,
+				uint8_t *dst, size_t dst_len, void *workspace)
+{
+	return bzip2_stream(src, src_len, 0, dst, dst_len, 0, workspace, 1);
+}
+
+DECODE_STREAM(bzip2)
+{
+	return bzip2_stream(src, src_len, src_used, dst, dst_cap, dst_used, workspace, 0);
 }

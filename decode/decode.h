@@ -53,4 +53,24 @@ enum decode_workspace {
 #include "codecs.def"
 #undef CODEC
 
+/* For a stream whose decompressed size is not known before it is decoded,
+ * or that something else follows (an initrd's pieces,
+ * stub/initrd_unpack.c): <ident>_decode_stream() decodes the one stream
+ * that starts src (for zstd one frame) into at most dst_cap bytes, with
+ * every check <ident>_decode() makes, and says where it ended: *src_used
+ * input bytes, *dst_used output bytes (both set only on DECODE_OK).
+ * Whatever follows the stream in src is not read past what the format's
+ * own lookahead needs, and is not judged.  DECODE_OUTPUT_OVERRUN: the
+ * stream holds more than dst_cap bytes.  The bytes of dst past *dst_used
+ * may be written too (the fast loops' match copies run a little past a
+ * match's end): whatever goes after the output is written after the call. */
+#define DECODE_STREAM(ident)                                                                   \
+	enum decode_status ident##_decode_stream(const uint8_t *src, size_t src_len, size_t *src_used, \
+						 uint8_t *dst, size_t dst_cap, size_t *dst_used,       \
+						 void *workspace)
+DECODE_STREAM(gzip);
+DECODE_STREAM(bzip2);
+DECODE_STREAM(lzma);
+DECODE_STREAM(zstd);
+
 #endif

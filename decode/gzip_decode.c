@@ -1142,8 +1142,12 @@ static enum decode_status parse_header(const uint8_t *src, size_t src_len,
 	return DECODE_OK;
 }
 
-enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
-			       uint8_t *dst, size_t dst_len, void *workspace)
+/* One member at the start of src into at most dst_len bytes.  whole: the
+ * member must be all of src and fill dst (gzip_decode); else it may end
+ * anywhere and *src_used, *dst_used say where (gzip_decode_stream). */
+static ALWAYS_INLINE enum decode_status gzip_member(const uint8_t *src, size_t src_len, size_t *src_used,
+						    uint8_t *dst, size_t dst_len, size_t *dst_used,
+						    void *workspace, const int whole)
 {
 	struct gzip_workspace *const ws = workspace;
 	uint8_t none;   /* stands in for dst when dst_len == 0 (dst may be NULL) */
@@ -1219,7 +1223,7 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 	crc = clmul ? crc32_update_clmul(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done)) :
 		crc32_update(ws->crc, z.crc, z.crc_done, (size_t)(z.out - z.crc_done));
 
-	if (z.out != z.out_end)
+	if (whole && z.out != z.out_end)
 		return DECODE_SHORT_OUTPUT;
 
 	/* The trailer (RFC 1952 2.3.1): CRC32, ISIZE, byte aligned. */
@@ -1228,11 +1232,27 @@ enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
 	/* Guards the trailer read. */
 	if ((size_t)(z.in_end - z.in) < GZ_TRAILER)
 		return DECODE_TRUNCATED;
-	if (load_le32(z.in) != ~crc || load_le32(z.in + 4) != (uint32_t)dst_len)
+	if (load_le32(z.in) != ~crc || load_le32(z.in + 4) != (uint32_t)(z.out - z.out_start))
 		return DECODE_CHECK_MISMATCH;
 	z.in += GZ_TRAILER;
-	/* One member, nothing after it. */
-	if (z.in != z.in_end)
-		return DECODE_CORRUPT;
+	if (whole) {
+		/* One member, nothing after it. */
+		if (z.in != z.in_end)
+			return DECODE_CORRUPT;
+		return DECODE_OK;
+	}
+	*src_used = (size_t)(z.in - src);
+	*dst_used = (size_t)(z.out - z.out_start);
 	return DECODE_OK;
+}
+
+enum decode_status gzip_decode(const uint8_t *src, size_t src_len,
+			       uint8_t *dst, size_t dst_len, void *workspace)
+{
+	return gzip_member(src, src_len, 0, dst, dst_len, 0, workspace, 1);
+}
+
+DECODE_STREAM(gzip)
+{
+	return gzip_member(src, src_len, src_used, dst, dst_cap, dst_used, workspace, 0);
 }

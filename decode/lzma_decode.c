@@ -99,3 +99,77 @@ enum decode_status lzma_decode(const uint8_t *src, size_t src_len,
 		return DECODE_CORRUPT;
 	return DECODE_OK;
 }
+
+/* The one .lzma stream at the start of src: as lzma_decode, except that
+ * the output is at most dst_cap bytes, an unknown size ends at the end
+ * marker wherever it comes, and anything may follow the stream.  With a
+ * known size and no end marker, the stream ends after the symbol that
+ * completes the size; an end marker right after it is taken as the
+ * stream's own (a following stream's bytes could decode as one only by a
+ * 1-in-2^30-odd chance, and would then fail as the next piece). */
+DECODE_STREAM(lzma)
+{
+	struct lzma_core *const s = workspace;
+	uint8_t none;   /* stands in for dst when the limit is 0 (dst may be NULL) */
+	struct rc rc;
+	uint64_t usize;
+	size_t data_len, consumed, limit;
+	uint8_t *op;
+	int end;
+
+	/* Guards the header and the range coder's first bytes. */
+	if (src_len < HDR_SIZE + RC_INIT_BYTES)
+		return DECODE_TRUNCATED;
+	if (lzma_set_props(s, src[HDR_PROPS]) != 0)
+		return DECODE_CORRUPT;
+	lzma_set_dict_size(s, load_le32(src + HDR_DICT_SIZE));
+	usize = load_le64(src + HDR_USIZE);
+	if (usize != USIZE_UNKNOWN && usize > dst_cap)
+		return DECODE_OUTPUT_OVERRUN;
+	limit = usize != USIZE_UNKNOWN ? (size_t)usize : dst_cap;
+	if (limit == 0)
+		dst = &none;    /* never written: the output limit is dst itself */
+
+	const uint8_t *const data = src + HDR_SIZE;
+	const uint8_t *const iend = src + src_len;
+
+	data_len = src_len - HDR_SIZE;
+	s->dict_start = dst;
+	lzma_reset_state(s);
+	if (rc_init(&rc, data) != 0)
+		return DECODE_CORRUPT;
+	op = dst;
+	end = lzma_drive(s, &rc, data, iend, iend, &op, dst + limit, dst + limit, 0, &consumed);
+	if (end >= 0)
+		return (enum decode_status)end;
+	if (consumed > data_len || end == RUN_IN_LIMIT)
+		return DECODE_TRUNCATED;
+	if (end == RUN_MARKER) {
+		if (usize != USIZE_UNKNOWN)
+			return DECODE_SHORT_OUTPUT;     /* before the size it gives */
+		if (rc.code != 0)
+			return DECODE_CORRUPT;
+	} else {
+		/* limit bytes out: an end marker may follow (it must, for an
+		 * unknown size, or the stream holds more than dst_cap). */
+		const size_t at_limit = consumed;
+		const uint32_t code_at_limit = rc.code;
+
+		rc.ip = data + consumed;
+		end = lzma_drive(s, &rc, data, iend, iend, &op, op, op, 1, &consumed);
+		if (end == RUN_MARKER && consumed <= data_len && rc.code == 0) {
+			/* the marker ends it */
+		} else if (usize != USIZE_UNKNOWN) {
+			if (code_at_limit != 0)
+				return DECODE_CORRUPT;
+			consumed = at_limit;
+		} else {
+			if (end == RUN_MARKER || end == RUN_IN_LIMIT || consumed > data_len)
+				return end == RUN_MARKER ? DECODE_CORRUPT : DECODE_TRUNCATED;
+			return end >= 0 ? (enum decode_status)end : DECODE_OUTPUT_OVERRUN;
+		}
+	}
+	*src_used = HDR_SIZE + consumed;
+	*dst_used = (size_t)(op - dst);
+	return DECODE_OK;
+}

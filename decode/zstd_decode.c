@@ -249,3 +249,29 @@ enum decode_status zstd_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
 	}
 	return op == oend ? DECODE_OK : DECODE_SHORT_OUTPUT;
 }
+
+/* One frame (not a skippable one) at the start of src, with or without
+ * its Frame_Content_Size, into at most dst_cap bytes. */
+DECODE_STREAM(zstd)
+{
+	uint8_t none;   /* stands in for dst when dst_cap == 0 (dst may be NULL) */
+	const uint8_t *ip = src;
+	uint8_t *op;
+	enum decode_status st;
+
+	/* Guards the magic number read. */
+	if (src_len < MAGIC_BYTES)
+		return DECODE_TRUNCATED;
+	if (load_le32(src) != ZSTD_MAGIC)
+		return DECODE_CORRUPT;
+	if (dst_cap == 0)
+		dst = &none;    /* never written: every write is checked against oend */
+	op = dst;
+	zstd_code_info_init(workspace);
+	st = decode_frame(workspace, &ip, src + src_len, &op, dst + dst_cap);
+	if (st != DECODE_OK)
+		return st;
+	*src_used = (size_t)(ip - src);
+	*dst_used = (size_t)(op - dst);
+	return DECODE_OK;
+}

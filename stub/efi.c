@@ -749,8 +749,9 @@ static void handover_quirks(struct boot_params *bp)
 /* The plan under UEFI: the memory rule counts what set_e820() will hand
  * the kernel as RAM, and the result goes in pages of our own below
  * initrd_addr_max (LOADER_DATA: the kernel's RAM once it is done with
- * the initrd).  Before the kernel is decompressed, so that it cannot
- * take the room; u->why says why not, and then nothing is allocated. */
+ * the initrd).  After the kernel's memory is allocated (the kernel
+ * comes first) and before it is decompressed; u->why says why not, and
+ * then nothing is allocated. */
 static void plan_initrd_unpack(struct efi_boot *eb, const struct boot_params *bp, const struct bzpack_header *hdr,
 			       struct initrd_unpack *u)
 {
@@ -774,21 +775,29 @@ static void plan_initrd_unpack(struct efi_boot *eb, const struct boot_params *bp
 		u->why = map_why;
 		return;
 	}
-	uint64_t addr = initrd_unpack_limit(bp);
-	if (allocate(eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, u->out_size, &addr) != EFI_SUCCESS)
-		u->why = "no free RAM for the decompressed initrd";
-	else
-		u->out_at = addr;
+	do {
+		uint64_t addr = initrd_unpack_limit(bp);
+		if (allocate(eb, EFI_ALLOCATE_MAX_ADDRESS, EFI_LOADER_DATA, u->room, &addr) == EFI_SUCCESS) {
+			u->out_at = addr;
+			return;
+		}
+	} while (initrd_unpack_shrink(u));
+	u->why = "no free RAM for the decompressed initrd";
 }
 
-/* The plan carried out; a failed decode gives its pages back. */
+/* The plan carried out; a failed decode gives its pages back, a
+ * successful one the pages past its result. */
 static void run_initrd_unpack(struct efi_boot *eb, struct boot_params *bp, struct initrd_unpack *u, void *workspace)
 {
 	int planned = u->in_size && !u->why;
+	uint64_t pages = (u->room + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
 
 	initrd_unpack_run(bp, u, workspace);
-	if (planned && u->why)
-		eb->bs->free_pages(u->out_at, (u->out_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE);
+	if (!planned)
+		return;
+	uint64_t kept = u->why ? 0 : (u->out_size + EFI_PAGE_SIZE - 1) / EFI_PAGE_SIZE;
+	if (pages > kept)
+		eb->bs->free_pages(u->out_at + kept * EFI_PAGE_SIZE, pages - kept);
 }
 
 /* ---- the story ----------------------------------------------------------- */
@@ -852,10 +861,6 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 		if (why)
 			return efi_fail(&eb, EFI_OUT_OF_RESOURCES, why, "");
 	}
-	struct initrd_unpack unpack;
-	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
-		plan_initrd_unpack(&eb, bp, hdr, &unpack);
-
 	/* 4.  The stub's code, header and strings must outlive the kernel's
 	 * arrival; the payload only until it is decompressed. */
 	uint64_t span = (uint64_t)hdr->out_size + hdr->zero_size;
@@ -906,6 +911,11 @@ efi_status efi_main(efi_handle image, struct efi_system_table *st, struct boot_p
 	if (!page_tables)
 		return efi_fail(&eb, EFI_OUT_OF_RESOURCES,
 				"EFI: no memory for page tables, or the stub runs above 512 GiB", "");
+	/* The decompressed initrd's room: after the kernel's memory, which
+	 * comes first (the room may be all the rule allows). */
+	struct initrd_unpack unpack;
+	if (STUB_FLAGS & BZPACK_FLAG_INITRD)
+		plan_initrd_unpack(&eb, bp, hdr, &unpack);
 	if (STUB_FLAGS & BZPACK_FLAG_FRAMES) {  /* the frames kinds': the firmware runs the other CPUs */
 		t.bp = bp;
 		t.bs = eb.bs;

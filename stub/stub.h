@@ -203,26 +203,32 @@ void initrd_hand_over(struct boot_params *bp, const struct initrd_plan *p);
  * decompressed before it runs. */
 struct initrd_unpack {
 	const char *why;        /* NULL: unpacked (or to be); else why not */
-	const char *format;     /* the compressed piece's format, NULL before it is found */
-	uint8_t codec;          /* its decoder, enum bzpack_codec */
+	const char *format;     /* the format of the piece why is about; NULL: none */
+	unsigned formats;       /* the compressed formats unpacked, a bit each (the report's names) */
 	uint64_t in_at, in_size; /* the initrd as handed over; in_size 0: there is none */
-	uint64_t head;          /* its bytes before the compressed piece, copied as they are */
-	uint64_t piece_size;    /* the compressed piece's */
-	uint64_t unpacked_at, unpacked_size; /* where the piece's output starts in the result, its size */
-	uint64_t out_at, out_size; /* the result */
-	uint64_t cycles;        /* the decode's */
+	uint64_t need;          /* the result's bytes as far as sizing could tell */
+	int known;              /* need is exact (else the rest is sized by decoding it) */
+	int rule_bound;         /* room is what auto's memory rule allows */
+	uint64_t out_at, room;  /* where the result goes, and the bytes kept for it */
+	uint64_t out_size;      /* the result's bytes, once unpacked */
+	uint64_t cycles;        /* the unpacking's */
 };
-/* The decoders' workspace: the largest of gzip's, xz's and zstd's. */
+#define INITRD_UNPACK_AUTO_WHY "auto: RAM below init_size + initrd + 4 x unpacked"
+/* The decoders' workspace: the largest of the initrd formats' decoders
+ * (stub/stub.mk's INITRD_CODECS). */
 #define INITRD_UNPACK_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define INITRD_UNPACK_WORKSPACE                                                                        \
 	INITRD_UNPACK_MAX2(INITRD_UNPACK_MAX2(DECODE_WORKSPACE_gzip, DECODE_WORKSPACE_xz), DECODE_WORKSPACE_zstd)
 /* Walks the initrd bp points at, sizes the result and applies the
  * memory rule against ram, the RAM the kernel will have; u->why says why
- * not.  What is left to plan is u->out_at: free RAM for u->out_size
- * bytes, below initrd_unpack_limit(). */
+ * not.  What is left to plan is u->out_at: free RAM for u->room bytes,
+ * below initrd_unpack_limit(); where there is none, and the size is not
+ * known exactly, initrd_unpack_shrink() halves the room while it still
+ * holds what is known (0: it cannot). */
 void initrd_unpack_size(const struct boot_params *bp, const struct bzpack_header *hdr, uint64_t ram,
 			struct initrd_unpack *u);
 uint64_t initrd_unpack_limit(const struct boot_params *bp);
+int initrd_unpack_shrink(struct initrd_unpack *u);
 /* The BIOS path's: initrd_unpack_size() against E820's RAM, the result
  * in free RAM clear of avoid[].  Reads memory.c: before any move. */
 void initrd_unpack_plan(const struct boot_params *bp, const struct bzpack_header *hdr, const struct mem_range *avoid,

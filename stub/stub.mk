@@ -86,14 +86,17 @@ $(B)/stub/setup.bin: stub/setup.asm stub/selfcheck.inc $(GEN_INC)
 	$(NASM) -f bin -I$(B)/gen/ -Istub/ -MD $@.d -MP -o $@ $<
 
 # C objects, once per word size: the boot side's own, and the shared
-# decoders and CRC.
+# decoders and CRC.  A decoder's functions each get a section of their
+# own, so that the link (--gc-sections, linker/stub.ld) leaves out what a
+# stub does not call: the <codec>_decode_stream() entries (decode/decode.h)
+# are only the -initrd stubs'.
 define stub_objs
 $(B)/stub/$(1)/%.o: stub/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
 $(B)/stub/$(1)/decode/%.o: decode/%.c $(B)/stub/cflags stub/stub.mk
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -c -o $$@ $$<
+	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -ffunction-sections -c -o $$@ $$<
 $(B)/stub/$(1)/codec-%.o: stub/codec.c $(B)/stub/cflags stub/stub.mk decode/codecs.def
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(STUB_CFLAGS) $$(STUB_CFLAGS_$(1)) -DSTUB_CODEC=$$* -c -o $$@ $$<
@@ -139,7 +142,7 @@ LD_EMULATION_64 := elf_x86_64
 define stub_rule
 $(B)/stub/$(1)$(call stub_suffix,$(3))-$(2).elf: $(B)/stub/$(2)/head.o $(call STUB_KIND_OBJS,$(3),$(2)) $(call STUB_CODEC_OBJS,$(1),$(2),$(3)) $(call STUB_EFI_OBJS_$(2),$(3)) linker/stub.ld $(B)/gen/bzpack_format.ld
 	$(LD) -m $(LD_EMULATION_$(2)) -nostdlib -pie --no-dynamic-linker --no-warn-rwx-segments \
-		--build-id=none -z noexecstack -L$(B)/gen \
+		--build-id=none -z noexecstack --gc-sections -L$(B)/gen \
 		-T linker/stub.ld -o $$@ $$(filter %.o,$$^)
 endef
 $(foreach c,$(CODECS),$(foreach w,$(BITS),$(foreach k,$(STUB_KINDS),$(eval $(call stub_rule,$(c),$(w),$(k))))))

@@ -3,4 +3,5 @@
 #define GZIP_BITBUF_T uint32_t
 #define GZIP_SAFE_LOOP_ONLY
 #define gzip_decode gzip_decode_safe
+#define gzip_decode_stream gzip_decode_stream_safe
 #include "gzip_decode.c"

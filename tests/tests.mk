@@ -28,6 +28,10 @@
 #             (tests/test_xz.c)
 #   bcj       decode/bcj_x86.h against liblzma's x86 filter (tests/test_bcj.c)
 #   zstd      decode/zstd_*.c against libzstd (tests/test_zstd.c)
+#   stream    gzip_, bzip2_, lzma_ and zstd_decode_stream (decode/decode.h):
+#             caps exact, larger and short, trailing bytes, truncations and
+#             damage, against zlib, libdeflate, libbz2, liblzma, libzstd
+#             (tests/test_stream.c)
 #   tool_files  the xz/lzma, gzip, bzip2 and zstd decoders against what
 #             the xz, gzip, bzip2 and zstd tools make of the test kernels,
 #             with no library: the -m32 coverage of the codecs whose
@@ -193,6 +197,15 @@ TEST_SRCS_zstd     := tests/test_zstd.c $(call CODEC_SRCS,zstd) $(TESTLIB)
 TEST_LIBS_zstd     := -lzstd
 TEST_VARIANTS_zstd := native asan
 
+# stream: the stream entry points of gzip, bzip2, lzma and zstd against
+# the libraries that made the streams (tests/test_stream.c).  Not -m32:
+# none of zlib, libbz2, liblzma, libzstd has an installable i386 build
+# here (ci/deps.sh).
+TEST_SRCS_stream     := tests/test_stream.c $(call CODEC_SRCS,gzip) $(call CODEC_SRCS,bzip2) \
+	$(call CODEC_SRCS,lzma) $(call CODEC_SRCS,zstd) $(TESTLIB)
+TEST_LIBS_stream     := -ldeflate -lz -lbz2 -llzma -lzstd
+TEST_VARIANTS_stream := native asan
+
 # Every decoder with a Debian command-line compressor, against that tool's
 # output (the tools run at test time; a missing one is a skip).  It links
 # no compression library, so it is built in every variant, -m32 included:
@@ -202,7 +215,7 @@ TEST_SRCS_tool_files     := tests/tool_files.c $(foreach c,$(REF_TOOL_CODECS),$(
 TEST_LIBS_tool_files     :=
 TEST_VARIANTS_tool_files := $(TEST_VARIANTS)
 
-HOST_TEST_NAMES := reference lz4 crc32 crc32c xxh64 xxh3 codecs lzo gzip gzip32 bzip2 xz bcj zstd tool_files
+HOST_TEST_NAMES := reference lz4 crc32 crc32c xxh64 xxh3 codecs lzo gzip gzip32 bzip2 xz bcj zstd stream tool_files
 
 # TEST_BIN_RULE NAME VARIANT.  TEST_SRCS_NAME_VARIANT and
 # TEST_LIBS_NAME_VARIANT, where set, stand in for that variant.
